@@ -1,0 +1,45 @@
+# Shared by scripts/run, scripts/test and scripts/bench: install missing Debian packages, then
+# configure and build (Release, all cores). Idempotent: does nothing that is already done.
+set -euo pipefail
+
+CLEARFOG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CLEARFOG_BUILD="${CLEARFOG_BUILD:-$CLEARFOG_ROOT/build}"
+
+# Every build and test dependency, from Debian (bookworm) packages; nothing is downloaded at build time.
+CLEARFOG_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev catch2
+                   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev)
+
+clearfog_install_packages() {
+  local missing=()
+  for p in "${CLEARFOG_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "clearfog: installing ${missing[*]}" >&2
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      echo "clearfog: these Debian packages are missing and installing them needs root: ${missing[*]}" >&2
+      echo "          run as root: apt-get install -y ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+clearfog_build() {
+  local werror=OFF
+  [ "${CI:-}" = "true" ] && werror=ON
+  if [ ! -f "$CLEARFOG_BUILD/CMakeCache.txt" ] || ! grep -q "CLEARFOG_WERROR:BOOL=$werror" "$CLEARFOG_BUILD/CMakeCache.txt"; then
+    cmake -S "$CLEARFOG_ROOT" -B "$CLEARFOG_BUILD" -DCMAKE_BUILD_TYPE=Release -DCLEARFOG_WERROR=$werror >/dev/null
+  fi
+  cmake --build "$CLEARFOG_BUILD" -j "$(nproc)" -- --no-print-directory
+}
+
+clearfog_setup() {
+  clearfog_install_packages
+  clearfog_build
+}

@@ -1,0 +1,159 @@
+#include "config/ConfigReference.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "config/KeyTable.hpp"
+#include "core/Units.hpp"
+
+namespace clearfog::config {
+
+namespace {
+
+struct Row {
+  std::string key, type, default_value, allowed, description;
+};
+
+std::string allowed_text(const KeySpec& key) {
+  switch (key.type) {
+    case KeyType::Kind: return key.choices.front();
+    case KeyType::Enum: return fmt::format("{}", fmt::join(key.choices, ", "));
+    case KeyType::Integer:
+    case KeyType::Number: {
+      std::string text = constraint_text(key.constraint);
+      if (!key.counts.empty()) text = text.empty() ? key.counts : fmt::format("{} {}", text, key.counts);
+      return text;
+    }
+    case KeyType::Quantity: {
+      const std::string c = constraint_text(key.constraint);
+      return fmt::format("{}{}e.g. {}", c, c.empty() ? "" : ", ", units::dimension_example(key.dimension));
+    }
+    case KeyType::String: return "text";
+    case KeyType::Bool: return "true, false";
+    case KeyType::Reference: return "path or inline mapping";
+  }
+  return "";
+}
+
+std::vector<Row> rows(DocumentKind kind) {
+  std::vector<Row> out;
+  for (const auto& k : KeyTable::of(kind).keys()) {
+    std::string default_value = default_column_text(k);
+    if (k.presence == Presence::Defaulted && default_value.empty()) default_value = "\"\"";
+    out.push_back({k.path, type_text(k), std::move(default_value), allowed_text(k), k.description});
+  }
+  return out;
+}
+
+std::string markdown_cell(const std::string& text, bool code) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '|') escaped += '\\';
+    escaped += c;
+  }
+  return code && !escaped.empty() ? "`" + escaped + "`" : escaped;
+}
+
+std::string markdown_table(DocumentKind kind) {
+  std::string out = "| key | type | default | allowed | description |\n|---|---|---|---|---|\n";
+  for (const auto& r : rows(kind)) {
+    const bool code_default = r.default_value != "required" && r.default_value != "absent";
+    out += fmt::format("| {} | {} | {} | {} | {} |\n", markdown_cell(r.key, true), markdown_cell(r.type, false),
+                       markdown_cell(r.default_value, code_default), markdown_cell(r.allowed, false),
+                       markdown_cell(r.description, false));
+  }
+  return out;
+}
+
+std::string text_table(DocumentKind kind) {
+  const auto all = rows(kind);
+  std::array<std::size_t, 4> width = {3, 4, 7, 7};  // the header words
+  for (const auto& r : all) {
+    width[0] = std::max(width[0], r.key.size());
+    width[1] = std::max(width[1], r.type.size());
+    width[2] = std::max(width[2], r.default_value.size());
+    width[3] = std::max(width[3], r.allowed.size());
+  }
+  const auto line = [&](const std::string& a, const std::string& b, const std::string& c, const std::string& d,
+                        const std::string& e) {
+    return fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", a, width[0], b, width[1], c, width[2], d, width[3], e);
+  };
+  std::string out = fmt::format("{}: {}\n\n", kind_name(kind), KeyTable::of(kind).intro());
+  out += line("KEY", "TYPE", "DEFAULT", "ALLOWED", "DESCRIPTION");
+  for (const auto& r : all) out += line(r.key, r.type, r.default_value, r.allowed, r.description);
+  return out;
+}
+
+std::string units_table() {
+  using units::Dimension;
+  constexpr std::array<Dimension, 6> kDimensions = {Dimension::Time,     Dimension::Bytes,     Dimension::Bandwidth,
+                                                    Dimension::FlopRate, Dimension::Frequency, Dimension::Power};
+  std::string out = "| quantity | example | units |\n|---|---|---|\n";
+  for (Dimension d : kDimensions)
+    out += fmt::format("| {} | `{}` | {} |\n", units::dimension_name(d), units::dimension_example(d),
+                       units::dimension_units_help(d));
+  return out;
+}
+
+}  // namespace
+
+std::string render_key_table(DocumentKind kind, bool markdown) {
+  return markdown ? markdown_table(kind) : text_table(kind);
+}
+
+std::string configuration_reference_markdown() {
+  std::string out = R"(# Configuration reference
+
+<!-- Generated from the key tables in sim/config/KeyTables.cpp by
+     `build/sim/clearfog explain --markdown > docs/configuration.md`; do not edit by hand.
+     tests/config/ConfigReference_test.cpp fails when this page is out of date. -->
+
+clearfog reads four kinds of YAML document: an **accelerator** (one chip), a **platform** (a machine
+built of accelerators), a **workload** (a model) and a **scenario** (a platform, a workload and how the
+model is trained on it). Every key of every kind is declared once, in the tables below; the same
+tables drive the validator and `clearfog explain KIND`.
+
+## Files, references and errors
+
+- Every file starts with `kind: accelerator`, `kind: platform`, `kind: workload` or `kind: scenario`.
+- A key of type *accelerator*, *platform* or *workload* references another document, either as a path
+  (relative to the directory of the file that contains it) or as an inline mapping of the same keys,
+  in which `kind` may be omitted. A referenced file must be of the referenced kind.
+- Keys are nested: `node.link.bandwidth` is written as `bandwidth` under `link` under `node`.
+- An unknown key is an error (with a suggestion for a likely typo), and so are a missing required key,
+  a value of the wrong type, a quantity without a unit or with a unit of another quantity, and a value
+  outside its allowed range. All problems of a file and of the files it references are reported at
+  once, as `file:line:column: key.path: message`.
+- *default* `required` means the key must be given; `absent` means that leaving the key out has the
+  meaning given in its description; any other default is used when the key is left out.
+
+## Overrides
+
+`--set key.path=value` changes one value on the command line, with the same checks as a value in the
+file. Key paths are relative to the document being loaded (usually the scenario) and may descend into
+referenced documents: `--set platform.node.link.bandwidth=150GB/s`. A reference may be replaced:
+`--set platform=platforms/dgx-h100.yaml` (a path relative to the current directory). A key left out of
+the file, such as one with a default, can be set too. The value is read as a YAML scalar. Problems with
+an override are reported at `--set`.
+
+## Units
+
+Quantities are written as a number and a unit, `300 GB/s` or `300GB/s`, and stored in SI units
+(seconds, bytes, bytes/s, FLOP/s, Hz, W). A bare number is rejected for a quantity. Decimal prefixes
+k M G T P are powers of 1000, binary prefixes Ki Mi Gi Ti Pi powers of 1024. `B` is a byte and `b` a
+bit (1/8 byte): `25 Gb/s` = 3.125 GB/s. Integer operations (`OP/s`) count like floating-point ones.
+
+)";
+  out += units_table();
+  for (DocumentKind kind : kAllDocumentKinds) {
+    out += fmt::format("\n## {}\n\n{}\n\n", kind_name(kind), KeyTable::of(kind).intro());
+    out += markdown_table(kind);
+  }
+  return out;
+}
+
+}  // namespace clearfog::config

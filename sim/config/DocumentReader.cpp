@@ -1,0 +1,465 @@
+#include "config/DocumentReader.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "config/DidYouMean.hpp"
+#include "config/KeyTable.hpp"
+#include "config/YamlFile.hpp"
+#include "core/Units.hpp"
+
+namespace clearfog::config {
+
+namespace {
+
+constexpr std::string_view kOverrideFile = "--set";
+
+SourceLocation override_location() { return SourceLocation{std::string(kOverrideFile), 0, 0}; }
+
+/// Where the YAML nodes being walked come from.
+struct Source {
+  std::string file;            ///< the file they are written in (for an override: the document's file)
+  bool from_override = false;  ///< nodes of a --set value: located at "--set"
+  std::string display_prefix;  ///< prepended to key paths in diagnostics
+
+  [[nodiscard]] SourceLocation location(const YAML::Mark& mark, const SourceLocation& fallback) const {
+    if (from_override) return override_location();
+    return location_of(mark, file, fallback);
+  }
+  [[nodiscard]] std::string display(std::string_view path) const { return display_prefix + std::string(path); }
+};
+
+/// An override still to be applied, with its path relative to the document it is applied to.
+struct PendingOverride {
+  std::string path;         ///< relative to the current document
+  std::string display_key;  ///< as the user wrote it, for diagnostics
+  YAML::Node value;
+};
+
+/// A scalar found for a leaf key, before it is typed.
+struct RawValue {
+  std::string text;
+  SourceLocation location;
+  std::string display_key;
+  Origin origin = Origin::Given;
+};
+
+/// A node found for a reference key: a path or an inline mapping.
+struct RawReference {
+  YAML::Node node;
+  Source source;
+  SourceLocation location;
+  std::string display_key;
+};
+
+std::string node_kind_text(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: return "a mapping";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Scalar: return fmt::format("\"{}\"", node.Scalar());
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined: return "nothing";
+  }
+  return "nothing";
+}
+
+std::string last_segment(std::string_view path) {
+  const auto dot = path.rfind('.');
+  return std::string(dot == std::string_view::npos ? path : path.substr(dot + 1));
+}
+
+std::string join_path(std::string_view section, std::string_view name) {
+  return section.empty() ? std::string(name) : fmt::format("{}.{}", section, name);
+}
+
+std::string unknown_key_message(std::string_view written, std::string_view name,
+                                const std::vector<std::string>& allowed, std::string_view suggestion_prefix) {
+  std::string message = fmt::format("unknown key \"{}\"; ", written);
+  if (auto best = closest_match(name, allowed))
+    message += fmt::format("did you mean \"{}{}\"? ", suggestion_prefix, *best);
+  message += fmt::format("allowed here: {}", fmt::join(allowed, ", "));
+  return message;
+}
+
+/// Types one scalar against its KeySpec. Returns the message of what is wrong, or the typed data.
+struct Typed {
+  ConfigValue::Data data;
+  std::string error;  ///< empty when valid
+};
+
+Typed type_scalar(const KeySpec& spec, const std::string& text) {
+  const auto got = fmt::format("got \"{}\"", text);
+  const auto constraint_error = [&] {
+    return fmt::format("must be {}, {}", constraint_text(spec.constraint), got);
+  };
+  switch (spec.type) {
+    case KeyType::Integer: {
+      std::int64_t n = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (ec != std::errc{} || end != text.data() + text.size())
+        return {{}, fmt::format("expected {}, {}", expected_text(spec), got)};
+      if (n > INT_MAX || n < INT_MIN)
+        return {{}, fmt::format("expected {} below 2^31, {}", expected_text(spec), got)};
+      if (!satisfies(spec.constraint, static_cast<double>(n))) return {{}, constraint_error()};
+      return {n, {}};
+    }
+    case KeyType::Number: {
+      double x = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+      if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(x))
+        return {{}, fmt::format("expected {}, {}", expected_text(spec), got)};
+      if (!satisfies(spec.constraint, x)) return {{}, constraint_error()};
+      return {x, {}};
+    }
+    case KeyType::Quantity: {
+      double x = 0;
+      try {
+        x = units::parse(text, spec.dimension);
+      } catch (const units::UnitError& e) {
+        return {{}, e.what()};
+      }
+      if (!satisfies(spec.constraint, x)) return {{}, constraint_error()};
+      return {x, {}};
+    }
+    case KeyType::String: return {text, {}};
+    case KeyType::Kind:
+    case KeyType::Enum: {
+      if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) return {text, {}};
+      return {{}, fmt::format("unknown value \"{}\"; allowed: {}", text, fmt::join(spec.choices, ", "))};
+    }
+    case KeyType::Bool:
+      if (text == "true") return {true, {}};
+      if (text == "false") return {false, {}};
+      return {{}, fmt::format("expected {}, {}", expected_text(spec), got)};
+    case KeyType::Reference: break;
+  }
+  throw std::logic_error("type_scalar: a reference is not a scalar value");
+}
+
+/// Reads one document. Diagnostics go into `out`: those of this document first (in file order),
+/// then those of the documents it references.
+class Reader {
+public:
+  Reader(DocumentKind kind, Source source, std::vector<PendingOverride> overrides)
+      : table_(KeyTable::of(kind)), source_(std::move(source)), overrides_(std::move(overrides)) {}
+
+  /// Walks the document rooted at `root`, applies the overrides, reads the referenced documents and
+  /// types every value. nullptr when the root is not a mapping of this kind.
+  std::shared_ptr<const ConfigDocument> read(const YAML::Node& root, const SourceLocation& root_location,
+                                             bool kind_required, std::vector<Diagnostic>& out) {
+    doc_ = std::make_shared<ConfigDocument>(table_.kind(), source_.file, source_.display_prefix, root_location);
+    if (!check_root(root, root_location, kind_required)) {
+      flush(out);
+      return nullptr;
+    }
+    walk(root, "", source_, root_location);
+    apply_overrides();
+    std::vector<Diagnostic> from_children;
+    read_references(from_children);
+    type_values();
+    doc_->set_complete(own_.empty());
+    flush(out);
+    out.insert(out.end(), from_children.begin(), from_children.end());
+    return doc_;
+  }
+
+  /// Reads a document from its own file, where `kind:` is required. A file referenced under another
+  /// kind is reported at the reference (`referrer`) and not read further.
+  static std::shared_ptr<const ConfigDocument> read_file(const std::filesystem::path& file,
+                                                                    DocumentKind kind,
+                                                                    const std::optional<Referrer>& referrer,
+                                                                    std::vector<PendingOverride> overrides,
+                                                                    std::vector<Diagnostic>& out) {
+    const auto root = read_yaml_file(file, referrer, out);
+    if (!root) return nullptr;
+    const std::string name = file.string();
+    if (referrer && root->IsMap()) {
+      // A file of another kind is the referrer's mistake: say so there, not in the file.
+      const YAML::Node written_kind = (*root)["kind"];
+      if (written_kind && written_kind.IsScalar()) {
+        const auto other = parse_kind(written_kind.Scalar());
+        if (other && *other != kind) {
+          out.push_back({referrer->location, referrer->key,
+                         fmt::format("\"{}\" is a {} file (kind: {}); expected a {} file", name, kind_name(*other),
+                                     kind_name(*other), kind_name(kind))});
+          return nullptr;
+        }
+      }
+    }
+    return Reader(kind, Source{name, false, ""}, std::move(overrides))
+        .read(*root, SourceLocation{name, 1, 1}, /*kind_required=*/true, out);
+  }
+
+private:
+  void report(SourceLocation location, std::string key, std::string message) {
+    own_.push_back({std::move(location), std::move(key), std::move(message)});
+  }
+
+  /// Diagnostics of this document in file order (--set ones last, in command-line order).
+  void flush(std::vector<Diagnostic>& out) {
+    std::stable_sort(own_.begin(), own_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      const auto rank = [](const Diagnostic& d) {
+        return std::pair{d.location.line > 0 ? d.location.line : INT_MAX, d.location.column};
+      };
+      return rank(a) < rank(b);
+    });
+    out.insert(out.end(), own_.begin(), own_.end());
+    own_.clear();
+  }
+
+  /// The root must be a mapping whose `kind` names this document's kind. False: stop reading.
+  bool check_root(const YAML::Node& root, const SourceLocation& root_location, bool kind_required) {
+    const std::string expected(kind_name(table_.kind()));
+    if (!root.IsMap()) {
+      // In an inline document the key is the reference key ("platform"), in a file it is empty.
+      std::string key = source_.display_prefix;
+      if (!key.empty()) key.pop_back();
+      report(root_location, std::move(key),
+             fmt::format("expected a {} mapping that starts with \"kind: {}\", got {}", expected, expected,
+                         node_kind_text(root)));
+      return false;
+    }
+    const YAML::Node kind = root["kind"];
+    if (!kind) {
+      if (kind_required)
+        report(root_location, source_.display("kind"),
+               fmt::format("missing required key \"kind\"; a {0} file starts with \"kind: {0}\"", expected));
+      return true;
+    }
+    const SourceLocation where = source_.location(kind.Mark(), root_location);
+    const std::string text = kind.IsScalar() ? kind.Scalar() : "";
+    if (text == expected) return true;
+    if (parse_kind(text)) {
+      report(where, source_.display("kind"),
+             fmt::format("this is a {} document, expected a {} (kind: {})", text, expected, expected));
+      return false;
+    }
+    report(where, source_.display("kind"), type_scalar(*table_.find("kind"), text).error);
+    return true;
+  }
+
+  /// Records the nodes under `path` (a section, a leaf or a reference) into raw_ / references_.
+  void walk(const YAML::Node& node, const std::string& path, const Source& source, const SourceLocation& where) {
+    if (const KeySpec* spec = table_.find(path)) {
+      if (spec->type == KeyType::Reference) {
+        references_.insert_or_assign(path, RawReference{node, source, where, source.display(path)});
+        return;
+      }
+      if (!node.IsScalar()) {
+        report(where, source.display(path),
+               fmt::format("expected {}, got {}", expected_text(*spec), node_kind_text(node)));
+        invalid_.insert(path);
+        return;
+      }
+      raw_.insert_or_assign(path, RawValue{node.Scalar(), where, source.display(path),
+                                           source.from_override ? Origin::Overridden : Origin::Given});
+      invalid_.erase(path);
+      return;
+    }
+
+    // A section (or the root).
+    if (!doc_->section_location(path)) doc_->set_section_location(path, where);
+    if (node.IsNull()) return;  // "sram:" with nothing under it: an empty section
+    const auto allowed = table_.children(path);
+    if (!node.IsMap()) {
+      report(where, source.display(path),
+             fmt::format("expected a mapping with keys {}, got {}", fmt::join(allowed, ", "), node_kind_text(node)));
+      invalid_.insert(path);
+      return;
+    }
+    for (const auto& entry : node) {
+      // Copies: yaml-cpp's iterator yields a temporary pair of node handles.
+      const YAML::Node key = entry.first;
+      const YAML::Node value = entry.second;
+      const SourceLocation key_location = source.location(key.Mark(), where);
+      if (!key.IsScalar()) {
+        report(key_location, source.display(path),
+               fmt::format("keys must be plain names; allowed here: {}", fmt::join(allowed, ", ")));
+        continue;
+      }
+      const std::string& name = key.Scalar();
+      if (path.empty() && name == "kind") continue;  // checked by check_root()
+      const std::string child = join_path(path, name);
+      if (!table_.find(child) && !table_.is_section(child)) {
+        report(key_location, source.display(child), unknown_key_message(name, name, allowed, ""));
+        // The suggested key is probably the one meant: do not also report it as missing.
+        if (auto best = closest_match(name, allowed)) misspelt_.insert(join_path(path, *best));
+        continue;
+      }
+      // Sections are located at their key, so that "missing key" points at "link:".
+      walk(value, child, source, table_.is_section(child) ? key_location : source.location(value.Mark(), key_location));
+    }
+  }
+
+  void apply_overrides() {
+    for (auto& o : overrides_) {
+      const Source source{source_.file, true, o.display_key.substr(0, o.display_key.size() - o.path.size())};
+      if (o.path == "kind") {
+        report(override_location(), o.display_key, "the kind of a document cannot be overridden");
+        continue;
+      }
+      if (!o.path.empty() && (table_.find(o.path) || table_.is_section(o.path))) {
+        walk(o.value, o.path, source, override_location());
+        continue;
+      }
+      if (const KeySpec* reference = enclosing_reference(o.path)) {
+        child_overrides_[reference->path].push_back(
+            PendingOverride{o.path.substr(reference->path.size() + 1), o.display_key, o.value});
+        continue;
+      }
+      report_unknown_override(o, source.display_prefix);
+    }
+  }
+
+  /// The reference key that `path` descends into ("platform" for "platform.node.devices").
+  const KeySpec* enclosing_reference(const std::string& path) const {
+    for (const auto& k : table_.keys())
+      if (k.type == KeyType::Reference && path.size() > k.path.size() && path.starts_with(k.path) &&
+          path[k.path.size()] == '.')
+        return &k;
+    return nullptr;
+  }
+
+  void report_unknown_override(const PendingOverride& o, const std::string& display_prefix) {
+    // Walk down the known sections; the first segment that is not one is the typo.
+    std::string section;
+    std::string_view rest = o.path;
+    while (true) {
+      const auto dot = rest.find('.');
+      const std::string segment(rest.substr(0, dot));
+      const std::string candidate = join_path(section, segment);
+      if (dot == std::string_view::npos || !table_.is_section(candidate)) {
+        const std::string prefix = display_prefix + (section.empty() ? "" : section + ".");
+        report(override_location(), o.display_key,
+               unknown_key_message(o.display_key, segment, table_.children(section), prefix));
+        return;
+      }
+      section = candidate;
+      rest = rest.substr(dot + 1);
+    }
+  }
+
+  void read_references(std::vector<Diagnostic>& out) {
+    for (const auto& spec : table_.keys()) {
+      if (spec.type != KeyType::Reference) continue;
+      auto overrides = std::move(child_overrides_[spec.path]);
+      const auto it = references_.find(spec.path);
+      if (it == references_.end()) {
+        report(doc_->location_of(spec.path), doc_->display_key(spec.path),
+               fmt::format("missing required key \"{}\" ({})", spec.path, expected_text(spec)));
+        continue;
+      }
+      const RawReference& ref = it->second;
+      std::shared_ptr<const ConfigDocument> child;
+      if (ref.node.IsScalar()) {
+        // A path: relative to the referencing file, or to the working directory for --set.
+        const std::filesystem::path written = ref.node.Scalar();
+        const std::filesystem::path file =
+            ref.source.from_override || written.is_absolute()
+                ? written
+                : (std::filesystem::path(ref.source.file).parent_path() / written).lexically_normal();
+        child = read_file(file, spec.referenced_kind, Referrer{ref.location, ref.display_key},
+                                     std::move(overrides), out);
+      } else if (ref.node.IsMap()) {
+        Source inline_source{ref.source.file, ref.source.from_override, ref.display_key + "."};
+        child = Reader(spec.referenced_kind, std::move(inline_source), std::move(overrides))
+                    .read(ref.node, ref.location, /*kind_required=*/false, out);
+      } else {
+        report(ref.location, ref.display_key,
+               fmt::format("expected {}, got {}", expected_text(spec), node_kind_text(ref.node)));
+      }
+      if (child) doc_->set_child(spec.path, std::move(child));
+    }
+  }
+
+  /// Types every raw scalar; fills in defaults; reports missing required keys.
+  void type_values() {
+    for (const auto& spec : table_.keys()) {
+      if (spec.type == KeyType::Kind || spec.type == KeyType::Reference) continue;
+      if (const auto it = raw_.find(spec.path); it != raw_.end()) {
+        const RawValue& raw = it->second;
+        Typed typed = type_scalar(spec, raw.text);
+        if (!typed.error.empty()) {
+          report(raw.location, raw.display_key, std::move(typed.error));
+          continue;
+        }
+        doc_->set_value(spec.path, ConfigValue{&spec, std::move(typed.data), raw.text, raw.origin, raw.location,
+                                               raw.display_key});
+        continue;
+      }
+      if (invalid_.count(spec.path) || misspelt_.count(spec.path) || under_invalid_section(spec.path)) continue;
+      const SourceLocation where = doc_->location_of(spec.path);
+      switch (spec.presence) {
+        case Presence::Required:
+          report(where, doc_->display_key(spec.path),
+                 fmt::format("missing required key \"{}\" ({})", last_segment(spec.path), expected_text(spec)));
+          break;
+        case Presence::Defaulted: {
+          Typed typed = type_scalar(spec, spec.default_text);
+          if (!typed.error.empty())
+            throw std::logic_error(fmt::format("key table: bad default for {}: {}", spec.path, typed.error));
+          doc_->set_value(spec.path, ConfigValue{&spec, std::move(typed.data), spec.default_text, Origin::Defaulted,
+                                                 where, doc_->display_key(spec.path)});
+          break;
+        }
+        case Presence::Derived:
+          doc_->set_value(spec.path, ConfigValue{&spec, std::monostate{}, spec.default_text, Origin::Defaulted, where,
+                                                 doc_->display_key(spec.path)});
+          break;
+        case Presence::Optional: break;
+      }
+    }
+  }
+
+  bool under_invalid_section(const std::string& path) const {
+    for (const auto& section : invalid_)
+      if (path.size() > section.size() && path.starts_with(section) && path[section.size()] == '.') return true;
+    return false;
+  }
+
+  const KeyTable& table_;
+  Source source_;
+  std::vector<PendingOverride> overrides_;
+  std::shared_ptr<ConfigDocument> doc_;
+  std::vector<Diagnostic> own_;
+  std::map<std::string, RawValue> raw_;
+  std::map<std::string, RawReference> references_;
+  std::map<std::string, std::vector<PendingOverride>> child_overrides_;
+  std::set<std::string> invalid_;   ///< leaves and sections of the wrong YAML shape
+  std::set<std::string> misspelt_;  ///< keys suggested for an unknown key
+
+};
+
+}  // namespace
+
+std::shared_ptr<const ConfigDocument> read_document_file(const std::filesystem::path& file, DocumentKind kind,
+                                                         const std::vector<Override>& overrides,
+                                                         std::vector<Diagnostic>& diagnostics) {
+  std::vector<PendingOverride> pending;
+  for (const auto& o : overrides) {
+    if (o.key.empty()) {
+      diagnostics.push_back(
+          {override_location(), "", fmt::format("empty key in --set \"={}\"; expected key.path=value", o.value)});
+      continue;
+    }
+    try {
+      pending.push_back(PendingOverride{o.key, o.key, YAML::Load(o.value)});
+    } catch (const YAML::Exception& e) {
+      diagnostics.push_back({override_location(), o.key,
+                             fmt::format("cannot read the value \"{}\" as YAML: {}", o.value, e.msg)});
+    }
+  }
+  return Reader::read_file(file, kind, std::nullopt, std::move(pending), diagnostics);
+}
+
+}  // namespace clearfog::config

@@ -1,0 +1,45 @@
+#pragma once
+// Numeric formats of tensors and of the arithmetic units that process them.
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace clearfog {
+
+enum class DType { fp32, tf32, fp16, bf16, fp8, int8 };
+
+inline constexpr std::array<DType, 6> kAllDTypes = {DType::fp32, DType::tf32, DType::fp16,
+                                                    DType::bf16, DType::fp8, DType::int8};
+
+constexpr std::string_view dtype_name(DType d) {
+  switch (d) {
+    case DType::fp32: return "fp32";
+    case DType::tf32: return "tf32";
+    case DType::fp16: return "fp16";
+    case DType::bf16: return "bf16";
+    case DType::fp8: return "fp8";
+    case DType::int8: return "int8";
+  }
+  return "?";
+}
+
+/// Bytes one element occupies in memory (tf32 is stored as fp32).
+constexpr double dtype_bytes(DType d) {
+  switch (d) {
+    case DType::fp32:
+    case DType::tf32: return 4.0;
+    case DType::fp16:
+    case DType::bf16: return 2.0;
+    case DType::fp8:
+    case DType::int8: return 1.0;
+  }
+  return 4.0;
+}
+
+inline std::optional<DType> parse_dtype(std::string_view s) {
+  for (DType d : kAllDTypes)
+    if (dtype_name(d) == s) return d;
+  return std::nullopt;
+}
+
+}  // namespace clearfog

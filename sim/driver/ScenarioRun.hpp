@@ -1,0 +1,20 @@
+#pragma once
+// One scenario end to end: plan the iteration, build the topology, replay it with SimGrid and
+// derive the metrics. Runs a simulation, so at most once per process (run_scenario_forked()
+// runs it in a child).
+#include "config/ScenarioSpec.hpp"
+#include "engine/SimulationResult.hpp"
+#include "parallel/DataParallelPlanner.hpp"
+#include "report/StepMetrics.hpp"
+
+namespace clearfog::driver {
+
+struct ScenarioRun {
+  parallel::StepPlan step;
+  engine::SimulationResult simulation;
+  report::StepMetrics metrics;
+};
+
+ScenarioRun run_scenario(const config::ScenarioSpec& scenario);
+
+}  // namespace clearfog::driver

@@ -1,0 +1,25 @@
+#pragma once
+// SimGrid allows one simulation per process. run_forked() runs a function in a child process and
+// returns the text it produced, so tests and sweeps can run many simulations from one process.
+#include <functional>
+#include <string>
+
+namespace clearfog::engine {
+
+/// Runs `body` in a forked child; the string it returns comes back through a pipe. If the child
+/// throws, its message is rethrown in the parent: a SimulationError as SimulationError, anything
+/// else as clearfog::Error. A child killed by a signal is an Error naming the signal.
+std::string run_forked(const std::function<std::string()>& body);
+
+}  // namespace clearfog::engine
+
+#include "engine/SimulationResult.hpp"
+#include "program/Program.hpp"
+#include "topology/TopologyGraph.hpp"
+
+namespace clearfog::engine {
+
+/// simulate() in a child process, so one process can run many simulations (tests, sweeps).
+SimulationResult simulate_forked(const topology::TopologyGraph& topology, const program::Plan& plan);
+
+}  // namespace clearfog::engine

@@ -1,0 +1,44 @@
+#include "kernels/Kernel.hpp"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "core/Errors.hpp"
+
+namespace clearfog::kernels {
+
+Kernel Kernel::make_gemm(std::string name, GemmShape shape, DType dtype) {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0)
+    throw Error(fmt::format("Kernel::make_gemm: '{}': m, n, k and batch must be > 0, got m={} n={} k={} batch={}",
+                            name, shape.m, shape.n, shape.k, shape.batch));
+  // In double: m*n*k*batch of a large GEMM can overflow long long; results below 2^53 stay exact.
+  const auto m = static_cast<double>(shape.m);
+  const auto n = static_cast<double>(shape.n);
+  const auto k = static_cast<double>(shape.k);
+  const auto batch = static_cast<double>(shape.batch);
+
+  Kernel kernel;
+  kernel.name = std::move(name);
+  kernel.kind = KernelKind::Gemm;
+  kernel.dtype = dtype;
+  kernel.gemm = shape;
+  kernel.flops = 2.0 * m * n * k * batch;                                   // one multiply-add = 2 FLOP
+  kernel.bytes = (m * k + k * n + m * n) * batch * dtype_bytes(dtype);      // read A and B, write C once
+  return kernel;
+}
+
+Kernel Kernel::make_memory_bound(std::string name, double bytes, double flops, DType dtype) {
+  if (!(bytes >= 0) || !(flops >= 0))
+    throw Error(fmt::format("Kernel::make_memory_bound: '{}': bytes and flops must be >= 0, got bytes={} flops={}",
+                            name, bytes, flops));
+  Kernel kernel;
+  kernel.name = std::move(name);
+  kernel.kind = KernelKind::MemoryBound;
+  kernel.dtype = dtype;
+  kernel.flops = flops;
+  kernel.bytes = bytes;
+  return kernel;
+}
+
+}  // namespace clearfog::kernels

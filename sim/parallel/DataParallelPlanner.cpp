@@ -1,0 +1,120 @@
+#include "parallel/DataParallelPlanner.hpp"
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "collectives/RingAllReduce.hpp"
+#include "workload/TransformerModel.hpp"
+
+namespace clearfog::parallel {
+
+using program::Category;
+using program::OpIndex;
+using program::Stream;
+
+std::vector<GradientTensor> layer_gradient_tensors(const config::WorkloadSpec& w, int layer, double bytes_per_element,
+                                                   int ready_slot) {
+  const double h = w.hidden;
+  const double f = w.ffn_hidden;
+  // Reverse of forward registration order: backward reaches fc2 first and ln1 last.
+  const std::vector<std::pair<const char*, double>> elements = {
+      {"fc2.bias", h},          {"fc2.weight", f * h}, {"fc1.bias", f},         {"fc1.weight", h * f},
+      {"ln2", 2 * h},           {"proj.bias", h},      {"proj.weight", h * h},  {"qkv.bias", 3 * h},
+      {"qkv.weight", 3 * h * h}, {"ln1", 2 * h}};
+  std::vector<GradientTensor> tensors;
+  for (const auto& [name, count] : elements)
+    tensors.push_back(GradientTensor{fmt::format("L{}.{}", layer, name), count * bytes_per_element, ready_slot});
+  return tensors;
+}
+
+StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs) {
+  const auto& w = scenario.workload;
+  const auto& training = scenario.training;
+  const workload::TransformerModel model(w, training.micro_batch, training.precision);
+  const int layers = w.layers;
+  const int dp = scenario.parallelism.dp;
+  const double element_B = dtype_bytes(training.precision);
+
+  StepPlan step;
+  step.micro_batches = scenario.micro_batches_per_replica();
+  auto price = [&](const std::vector<kernels::Kernel>& kernels, const char* pass) {
+    double total_s = 0;
+    for (const auto& k : kernels) {
+      const auto cost = costs.cost(k);
+      total_s += cost.time_s;
+      step.kernels.push_back(PricedKernel{pass, k, cost});
+    }
+    return total_s;
+  };
+  const double embedding_fwd_s = price(model.embedding_forward(), "embedding.forward");
+  const double layer_fwd_s = price(model.layer_forward(), "layer.forward");
+  const double head_fwd_s = price(model.head_forward(), "head.forward");
+  const double head_bwd_s = price(model.head_backward(), "head.backward");
+  const double layer_bwd_s = price(model.layer_backward(), "layer.backward");
+  const double embedding_bwd_s = price(model.embedding_backward(), "embedding.backward");
+  const double parameters = model.total_parameters();
+  // The update runs in fp32 where the chip has fp32 arithmetic (it is memory-bound either way).
+  const auto& accelerator = scenario.platform.accelerator;
+  const DType update_dtype = accelerator.supports(DType::fp32) ? DType::fp32 : training.precision;
+  step.optimizer_s = price({workload::TransformerModel::optimizer_step(
+                               parameters, training.optimizer == config::Optimizer::Adam, update_dtype)},
+                           "optimizer");
+  step.forward_s = embedding_fwd_s + layers * layer_fwd_s + head_fwd_s;
+  step.backward_s = head_bwd_s + layers * layer_bwd_s + embedding_bwd_s;
+
+  // Backward "slots" of the last micro-batch: 0 = head, 1 + k = layer (layers-1-k), layers+1 = embedding.
+  std::vector<GradientTensor> tensors;
+  tensors.push_back(GradientTensor{"final_ln", model.head_parameters() * element_B, 0});
+  for (int l = layers - 1; l >= 0; --l) {
+    auto layer = layer_gradient_tensors(w, l, element_B, 1 + (layers - 1 - l));
+    tensors.insert(tensors.end(), layer.begin(), layer.end());
+  }
+  // The token embedding is tied to the logits layer: its gradient is complete only after the
+  // embedding backward adds the lookup's contribution.
+  tensors.push_back(GradientTensor{"embedding", model.embedding_parameters() * element_B, layers + 1});
+  step.gradient_bytes = std::accumulate(tensors.begin(), tensors.end(), 0.0,
+                                        [](double s, const GradientTensor& t) { return s + t.bytes; });
+  if (dp > 1) step.buckets = make_gradient_buckets(tensors, training.bucket_size_B);
+
+  step.plan.ranks.resize(dp);
+  std::vector<std::vector<OpIndex>> slot_op(dp, std::vector<OpIndex>(layers + 2));
+  for (int r = 0; r < dp; ++r) {
+    auto& prog = step.plan.ranks[r];
+    for (int mb = 0; mb < step.micro_batches; ++mb) {
+      const bool last = mb == step.micro_batches - 1;
+      prog.add_compute(Stream::Compute, Category::Forward, fmt::format("mb{}.embedding.fwd", mb), embedding_fwd_s);
+      for (int l = 0; l < layers; ++l)
+        prog.add_compute(Stream::Compute, Category::Forward, fmt::format("mb{}.L{}.fwd", mb, l), layer_fwd_s);
+      prog.add_compute(Stream::Compute, Category::Forward, fmt::format("mb{}.head.fwd", mb), head_fwd_s);
+      OpIndex op = prog.add_compute(Stream::Compute, Category::Backward, fmt::format("mb{}.head.bwd", mb), head_bwd_s);
+      if (last) slot_op[r][0] = op;
+      for (int l = layers - 1; l >= 0; --l) {
+        op = prog.add_compute(Stream::Compute, Category::Backward, fmt::format("mb{}.L{}.bwd", mb, l), layer_bwd_s);
+        if (last) slot_op[r][1 + (layers - 1 - l)] = op;
+      }
+      op = prog.add_compute(Stream::Compute, Category::Backward, fmt::format("mb{}.embedding.bwd", mb), embedding_bwd_s);
+      if (last) slot_op[r][layers + 1] = op;
+    }
+  }
+
+  std::vector<int> ring(dp);
+  std::iota(ring.begin(), ring.end(), 0);
+  collectives::TagAllocator tags;
+  std::vector<OpIndex> reduced(dp);
+  for (std::size_t b = 0; b < step.buckets.size(); ++b) {
+    std::vector<std::vector<OpIndex>> deps(dp);
+    for (int r = 0; r < dp; ++r) deps[r] = {slot_op[r][step.buckets[b].ready_slot]};
+    reduced = collectives::append_ring_all_reduce(step.plan, ring, step.buckets[b].bytes, Stream::Comm,
+                                                  Category::DataParallelComm, fmt::format("allreduce.b{}", b),
+                                                  deps, tags);
+  }
+  for (int r = 0; r < dp; ++r) {
+    std::vector<OpIndex> deps;
+    if (!step.buckets.empty()) deps.push_back(reduced[r]);
+    step.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "optimizer", step.optimizer_s, deps);
+  }
+  return step;
+}
+
+}  // namespace clearfog::parallel

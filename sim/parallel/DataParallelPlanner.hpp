@@ -1,0 +1,41 @@
+#pragma once
+// Plans one training iteration with data parallelism the way PyTorch DDP runs it: every replica
+// runs forward and backward of its micro-batches (gradient accumulation without communication
+// for all but the last), the last backward launches one ring all-reduce per gradient bucket on
+// a communication stream as soon as the bucket is ready, and the optimizer step waits for the
+// last bucket. Pure: produces a program::Plan and the figures reports need.
+#include <vector>
+
+#include "config/ScenarioSpec.hpp"
+#include "kernels/Kernel.hpp"
+#include "parallel/GradientBuckets.hpp"
+#include "program/Program.hpp"
+
+namespace clearfog::parallel {
+
+/// One priced kernel of a pass, for per-op tables.
+struct PricedKernel {
+  std::string pass;   // "layer.forward", "head.backward", ...
+  kernels::Kernel kernel;
+  kernels::KernelCost cost;
+};
+
+struct StepPlan {
+  program::Plan plan;
+  std::vector<GradientBucket> buckets;
+  int micro_batches = 0;            // per replica
+  double forward_s = 0;             // one micro-batch, whole model
+  double backward_s = 0;            // one micro-batch, whole model
+  double optimizer_s = 0;
+  double gradient_bytes = 0;        // all-reduced per iteration by each replica
+  std::vector<PricedKernel> kernels;  // one layer, embedding, head and optimizer, priced
+};
+
+/// Gradients of one transformer layer in the order backward produces them (PyTorch registers
+/// parameters in forward order and reduces in reverse).
+std::vector<GradientTensor> layer_gradient_tensors(const config::WorkloadSpec& workload, int layer,
+                                                   double bytes_per_element, int ready_slot);
+
+StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs);
+
+}  // namespace clearfog::parallel

@@ -1,0 +1,116 @@
+#include "report/Summary.hpp"
+
+#include <fmt/format.h>
+
+#include "core/Units.hpp"
+#include "workload/TransformerModel.hpp"
+
+namespace clearfog::report {
+namespace {
+
+using units::Dimension;
+
+std::string t(double s) { return units::format(s, Dimension::Time); }
+std::string bytes(double b) { return units::format(b, Dimension::Bytes); }
+std::string pct(double fraction) { return fmt::format("{:.1f} %", 100.0 * fraction); }
+
+double share(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
+
+}  // namespace
+
+std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics& m) {
+  const auto& acc = s.platform.accelerator;
+  const auto& w = s.workload;
+  const auto& tr = s.training;
+  const double params = workload::TransformerModel(w, tr.micro_batch, tr.precision).total_parameters();
+  std::string o;
+  auto line = [&o](std::string_view label, const std::string& value) { o += fmt::format("  {:<24}{}\n", label, value); };
+
+  o += fmt::format("clearfog {} — scenario {}\n", CLEARFOG_VERSION, s.name);
+  line("platform", fmt::format("{}: {} x {}, {} links of {} per direction", s.platform.name,
+                               s.platform.device_count(), acc.name, "switch",
+                               units::format(s.platform.link_bandwidth_Bps, Dimension::Bandwidth)));
+  line("workload", fmt::format("{}: {} layers, hidden {}, {} heads, sequence {}, vocabulary {} ({:.3g} B parameters)",
+                               w.name, w.layers, w.hidden, w.heads, w.seq_length, w.vocab_size, params / 1e9));
+  line("training", fmt::format("global batch {} = dp {} x micro-batch {} x {} micro-batches, {}, {}",
+                               tr.global_batch, s.parallelism.dp, tr.micro_batch, s.micro_batches_per_replica(),
+                               dtype_name(tr.precision), config::optimizer_name(tr.optimizer)));
+
+  o += "\nIteration\n";
+  line("step time", t(m.step_time_s));
+  line("throughput", fmt::format("{:.1f} samples/s, {:.0f} tokens/s", m.samples_per_s, m.tokens_per_s));
+  line("MFU", fmt::format("{} (model FLOPs {:.4g} PFLOP per step; peak {} per device)", pct(m.mfu),
+                          m.model_flops / 1e15, units::format(m.peak_flops_per_device, Dimension::FlopRate)));
+
+  o += "\nCompute, per device\n";
+  line("forward", fmt::format("{} ({} per micro-batch)", t(m.forward_s), t(m.forward_s / s.micro_batches_per_replica())));
+  line("backward", fmt::format("{} ({} per micro-batch)", t(m.backward_s), t(m.backward_s / s.micro_batches_per_replica())));
+  line("optimizer step", t(m.optimizer_s));
+  line("busy", fmt::format("{} ({} of the step)", t(m.compute_busy_s), pct(share(m.compute_busy_s, m.step_time_s))));
+
+  o += "\nCommunication, per device\n";
+  if (m.buckets == 0) {
+    line("gradient all-reduce", "none (dp = 1)");
+  } else {
+    line("gradient all-reduce", fmt::format("{} in {} ring all-reduces (buckets of {}), {} of gradients",
+                                            t(m.dp_comm_s), m.buckets, bytes(s.training.bucket_size_B),
+                                            bytes(m.gradient_bytes)));
+    line("hidden behind backward", fmt::format("{} ({})", t(m.hidden_comm_s), pct(share(m.hidden_comm_s, m.dp_comm_s))));
+  }
+  line("exposed", fmt::format("{} ({} of the step)", t(m.exposed_comm_s), pct(share(m.exposed_comm_s, m.step_time_s))));
+
+  const auto& mem = m.memory;
+  o += fmt::format("\nMemory per device (estimate): {} of {} — {}\n", bytes(mem.total_B()), bytes(mem.capacity_B),
+                   mem.fits() ? "fits" : "DOES NOT FIT");
+  line("weights", bytes(mem.weights_B));
+  line("gradients", bytes(mem.gradients_B));
+  line("optimizer states", bytes(mem.optimizer_B));
+  line("activations", bytes(mem.activations_B));
+  line("buffers", bytes(mem.buffers_B));
+
+  o += fmt::format("\nSimulated {} ops and {} messages.\n", m.ops, m.messages);
+  return o;
+}
+
+nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMetrics& m) {
+  nlohmann::ordered_json j;
+  j["clearfog_version"] = CLEARFOG_VERSION;
+  j["scenario"] = s.name;
+  j["platform"] = s.platform.name;
+  j["accelerator"] = s.platform.accelerator.name;
+  j["workload"] = s.workload.name;
+  j["devices"] = s.platform.device_count();
+  j["parallelism"] = {{"dp", s.parallelism.dp}, {"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}};
+  j["training"] = {{"global_batch", s.training.global_batch},
+                   {"micro_batch", s.training.micro_batch},
+                   {"micro_batches_per_replica", s.micro_batches_per_replica()},
+                   {"precision", dtype_name(s.training.precision)},
+                   {"optimizer", config::optimizer_name(s.training.optimizer)},
+                   {"bucket_size_B", s.training.bucket_size_B}};
+  j["step_time_s"] = m.step_time_s;
+  j["samples_per_s"] = m.samples_per_s;
+  j["tokens_per_s"] = m.tokens_per_s;
+  j["model_flops_per_step"] = m.model_flops;
+  j["mfu"] = m.mfu;
+  j["compute"] = {{"forward_s", m.forward_s},
+                  {"backward_s", m.backward_s},
+                  {"optimizer_s", m.optimizer_s},
+                  {"busy_s", m.compute_busy_s}};
+  j["communication"] = {{"dp_allreduce_s", m.dp_comm_s},
+                        {"hidden_s", m.hidden_comm_s},
+                        {"exposed_s", m.exposed_comm_s},
+                        {"buckets", m.buckets},
+                        {"gradient_bytes", m.gradient_bytes}};
+  j["memory"] = {{"weights_B", m.memory.weights_B},
+                 {"gradients_B", m.memory.gradients_B},
+                 {"optimizer_B", m.memory.optimizer_B},
+                 {"activations_B", m.memory.activations_B},
+                 {"buffers_B", m.memory.buffers_B},
+                 {"total_B", m.memory.total_B()},
+                 {"capacity_B", m.memory.capacity_B},
+                 {"fits", m.memory.fits()}};
+  j["simulation"] = {{"ops", m.ops}, {"messages", m.messages}};
+  return j;
+}
+
+}  // namespace clearfog::report

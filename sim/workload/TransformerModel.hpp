@@ -1,0 +1,56 @@
+#pragma once
+// A GPT-style transformer broken into the kernels one device runs, for one micro-batch.
+// Pure: no engine, no costs — planners price the kernels with a KernelCostModel.
+#include <vector>
+
+#include "config/WorkloadSpec.hpp"
+#include "core/DType.hpp"
+#include "kernels/Kernel.hpp"
+
+namespace clearfog::workload {
+
+class TransformerModel {
+public:
+  /// micro_batch: sequences per pass; dtype: activation/weight arithmetic type. Throws
+  /// clearfog::Error on a non-positive dimension or hidden not divisible by heads; ffn_hidden 0
+  /// becomes 4 * hidden (spec().ffn_hidden then says so).
+  TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype);
+
+  /// Kernels of one transformer layer's forward pass (layernorm, QKV, attention scores,
+  /// softmax, attention over V, projection, dropout/residual, layernorm, MLP fc1, GeLU, fc2, ...).
+  [[nodiscard]] std::vector<kernels::Kernel> layer_forward() const;
+  /// Backward of one layer: for each GEMM a data-gradient and a weight-gradient GEMM,
+  /// memory-bound backward ops for the rest.
+  [[nodiscard]] std::vector<kernels::Kernel> layer_backward() const;
+  /// Token + position embedding lookup (forward) and its gradient scatter (backward).
+  [[nodiscard]] std::vector<kernels::Kernel> embedding_forward() const;
+  [[nodiscard]] std::vector<kernels::Kernel> embedding_backward() const;
+  /// Final layernorm, logits GEMM against the (tied) embedding, softmax cross-entropy.
+  [[nodiscard]] std::vector<kernels::Kernel> head_forward() const;
+  [[nodiscard]] std::vector<kernels::Kernel> head_backward() const;
+  /// Optimizer update over `parameters` parameters (memory-bound; Adam 28 B and 12 FLOP per
+  /// parameter, SGD with momentum 20 B and 4 FLOP). Arithmetic in fp32 (master weights).
+  [[nodiscard]] static kernels::Kernel optimizer_step(double parameters, bool adam);
+  /// Same traffic, priced at `arithmetic`'s peak: for accelerators whose file lists no fp32 peak.
+  [[nodiscard]] static kernels::Kernel optimizer_step(double parameters, bool adam, DType arithmetic);
+
+  /// Parameters of one transformer layer: 4h^2 + 2hf + 9h + f, i.e. 12h^2 + 13h at f = 4h
+  /// (Megatron Eq. 2's per-layer part).
+  [[nodiscard]] double parameters_per_layer() const;
+  /// Token (V*h) plus position (s*h) embeddings.
+  [[nodiscard]] double embedding_parameters() const;
+  /// Final layernorm (2h).
+  [[nodiscard]] double head_parameters() const;
+  [[nodiscard]] double total_parameters() const;
+
+  [[nodiscard]] const config::WorkloadSpec& spec() const { return spec_; }
+  [[nodiscard]] int micro_batch() const { return micro_batch_; }
+  [[nodiscard]] DType dtype() const { return dtype_; }
+
+private:
+  config::WorkloadSpec spec_;
+  int micro_batch_;
+  DType dtype_;
+};
+
+}  // namespace clearfog::workload

@@ -1,0 +1,47 @@
+#pragma once
+// Platforms and scenarios built in code for tests that must not depend on shipped YAML files.
+#include "config/ScenarioSpec.hpp"
+
+namespace clearfog::test {
+
+/// An accelerator with round figures so that expected values are easy to derive by hand.
+inline config::AcceleratorSpec ideal_accelerator() {
+  config::AcceleratorSpec a;
+  a.name = "test accelerator";
+  a.compute_units = 100;
+  a.clock_Hz = 1e9;
+  a.peak_flops = {{DType::fp32, 25e12}, {DType::bf16, 100e12}, {DType::fp16, 100e12}};
+  a.memory_capacity_B = 80e9;
+  a.memory_bandwidth_Bps = 2e12;
+  a.sram_per_unit_B = 192e3;
+  a.sram_shared_B = 40e6;
+  a.power_W = 400;
+  return a;
+}
+
+/// `devices` devices on a non-blocking switch, `bandwidth_Bps` per direction, `latency_s` per link.
+inline config::PlatformSpec switch_platform(int devices, double bandwidth_Bps, double latency_s) {
+  config::PlatformSpec p;
+  p.name = "test switch";
+  p.accelerator = ideal_accelerator();
+  p.devices_per_node = devices;
+  p.topology = config::NodeTopology::Switch;
+  p.link_bandwidth_Bps = bandwidth_Bps;
+  p.link_latency_s = latency_s;
+  return p;
+}
+
+/// A small GPT (4 layers, hidden 512, 8 heads, sequence 256, vocabulary 1024).
+inline config::WorkloadSpec small_gpt() {
+  config::WorkloadSpec w;
+  w.name = "small gpt";
+  w.layers = 4;
+  w.hidden = 512;
+  w.heads = 8;
+  w.ffn_hidden = 4 * 512;
+  w.seq_length = 256;
+  w.vocab_size = 1024;
+  return w;
+}
+
+}  // namespace clearfog::test

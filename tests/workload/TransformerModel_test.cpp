@@ -1,0 +1,253 @@
+// The kernels of a GPT layer, embedding and head against the closed forms of formulas.md.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/Errors.hpp"
+#include "workload/ModelFlops.hpp"
+#include "workload/TransformerModel.hpp"
+
+using namespace clearfog;
+using clearfog::kernels::Kernel;
+using clearfog::kernels::KernelKind;
+using clearfog::workload::TransformerModel;
+
+namespace {
+
+config::WorkloadSpec small_gpt() {
+  config::WorkloadSpec w;
+  w.name = "small";
+  w.layers = 4;
+  w.hidden = 256;
+  w.heads = 8;
+  w.ffn_hidden = 1024;
+  w.seq_length = 128;
+  w.vocab_size = 1000;
+  return w;
+}
+
+// GPT-3 175B (Brown et al. 2020, Table 2.1).
+config::WorkloadSpec gpt3_175b() {
+  config::WorkloadSpec w;
+  w.name = "gpt3-175b";
+  w.layers = 96;
+  w.hidden = 12288;
+  w.heads = 96;
+  w.ffn_hidden = 4 * 12288;
+  w.seq_length = 2048;
+  w.vocab_size = 51200;
+  return w;
+}
+
+double sum_flops(const std::vector<Kernel>& kernels, KernelKind kind) {
+  double total = 0;
+  for (const auto& k : kernels)
+    if (k.kind == kind) total += k.flops;
+  return total;
+}
+
+const Kernel& find(const std::vector<Kernel>& kernels, const std::string& name) {
+  const auto it = std::find_if(kernels.begin(), kernels.end(), [&](const Kernel& k) { return k.name == name; });
+  REQUIRE(it != kernels.end());
+  return *it;
+}
+
+std::vector<std::string> names(const std::vector<Kernel>& kernels) {
+  std::vector<std::string> out;
+  for (const auto& k : kernels) out.push_back(k.name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("workload::TransformerModel: forward GEMM FLOPs match 24bsh^2(1+s/6h)", "[workload]") {
+  const auto w = small_gpt();
+  const int b = 2;
+  const TransformerModel model(w, b, DType::bf16);
+  const double s = w.seq_length, h = w.hidden;
+  const double gemm_flops = sum_flops(model.layer_forward(), KernelKind::Gemm);
+  // Expanded form: every term is an integer below 2^53, so the sum is exact.
+  CHECK(gemm_flops == 24 * b * s * h * h + 4 * b * s * s * h);
+  CHECK(gemm_flops == Approx(24 * b * s * h * h * (1 + s / (6 * h))).epsilon(1e-15));
+}
+
+TEST_CASE("workload::TransformerModel: layer kernels run in Megatron's order", "[workload]") {
+  const TransformerModel model(small_gpt(), 1, DType::bf16);
+  CHECK(names(model.layer_forward()) ==
+        std::vector<std::string>{"ln1", "qkv", "attn_scores", "softmax", "attn_dropout", "attn_v", "proj",
+                                 "dropout_add1", "ln2", "fc1", "gelu", "fc2", "dropout_add2"});
+  CHECK(names(model.layer_backward()) ==
+        std::vector<std::string>{"dropout_add2.bwd", "fc2.dgrad", "fc2.wgrad", "gelu.bwd", "fc1.dgrad",
+                                 "fc1.wgrad", "ln2.bwd", "dropout_add1.bwd", "proj.dgrad", "proj.wgrad",
+                                 "attn_v.dprobs", "attn_v.dv", "attn_dropout.bwd", "softmax.bwd",
+                                 "attn_scores.dq", "attn_scores.dk", "qkv.dgrad", "qkv.wgrad", "ln1.bwd"});
+}
+
+TEST_CASE("workload::TransformerModel: GEMM shapes of the forward and its gradients", "[workload]") {
+  const auto w = small_gpt();
+  const long long b = 2, s = w.seq_length, h = w.hidden, a = w.heads, f = w.ffn_hidden;
+  const TransformerModel model(w, static_cast<int>(b), DType::bf16);
+  const auto fwd = model.layer_forward();
+  const auto bwd = model.layer_backward();
+  const auto shape_is = [](const Kernel& k, long long m, long long n, long long kk, long long batch) {
+    CHECK(k.kind == KernelKind::Gemm);
+    CHECK(k.gemm.m == m);
+    CHECK(k.gemm.n == n);
+    CHECK(k.gemm.k == kk);
+    CHECK(k.gemm.batch == batch);
+  };
+  shape_is(find(fwd, "qkv"), b * s, 3 * h, h, 1);
+  shape_is(find(fwd, "attn_scores"), s, s, h / a, b * a);
+  shape_is(find(fwd, "attn_v"), s, h / a, s, b * a);
+  shape_is(find(fwd, "proj"), b * s, h, h, 1);
+  shape_is(find(fwd, "fc1"), b * s, f, h, 1);
+  shape_is(find(fwd, "fc2"), b * s, h, f, 1);
+  // Y[m x n] = X[m x k] W[k x n]: dgrad (m, k, n), wgrad (k, n, m)
+  shape_is(find(bwd, "fc1.dgrad"), b * s, h, f, 1);
+  shape_is(find(bwd, "fc1.wgrad"), h, f, b * s, 1);
+  shape_is(find(bwd, "qkv.dgrad"), b * s, h, 3 * h, 1);
+  shape_is(find(bwd, "qkv.wgrad"), h, 3 * h, b * s, 1);
+  // each attention gradient GEMM does the FLOPs of its forward
+  CHECK(find(bwd, "attn_scores.dq").flops == find(fwd, "attn_scores").flops);
+  CHECK(find(bwd, "attn_scores.dk").flops == find(fwd, "attn_scores").flops);
+  CHECK(find(bwd, "attn_v.dprobs").flops == find(fwd, "attn_v").flops);
+  CHECK(find(bwd, "attn_v.dv").flops == find(fwd, "attn_v").flops);
+}
+
+TEST_CASE("workload::TransformerModel: layer backward GEMM FLOPs are twice the forward's", "[workload]") {
+  const TransformerModel model(small_gpt(), 3, DType::fp16);
+  CHECK(sum_flops(model.layer_backward(), KernelKind::Gemm) ==
+        2 * sum_flops(model.layer_forward(), KernelKind::Gemm));
+}
+
+TEST_CASE("workload::TransformerModel: memory-bound bytes count e-byte elements and 1-byte masks",
+          "[workload]") {
+  const auto w = small_gpt();
+  const double b = 2, s = w.seq_length, h = w.hidden, a = w.heads, f = w.ffn_hidden;
+  const double N = b * s * h, A = b * a * s * s;
+  for (const DType dtype : {DType::bf16, DType::fp32}) {
+    const double e = dtype_bytes(dtype);
+    const TransformerModel model(w, 2, dtype);
+    const auto fwd = model.layer_forward();
+    const auto bwd = model.layer_backward();
+    CHECK(find(fwd, "ln1").bytes == 2 * N * e);
+    CHECK(find(fwd, "softmax").bytes == 2 * A * e);
+    CHECK(find(fwd, "attn_dropout").bytes == A * (2 * e + 1));
+    CHECK(find(fwd, "dropout_add1").bytes == N * (3 * e + 1));
+    CHECK(find(fwd, "gelu").bytes == 2 * b * s * f * e);
+    // backward: dy + saved input + residual gradient in, dx out
+    CHECK(find(bwd, "ln1.bwd").bytes == 4 * N * e);
+    CHECK(find(bwd, "softmax.bwd").bytes == 3 * A * e);
+    CHECK(find(bwd, "attn_dropout.bwd").bytes == A * (2 * e + 1));
+    CHECK(find(bwd, "dropout_add1.bwd").bytes == N * (2 * e + 1));
+    CHECK(find(bwd, "gelu.bwd").bytes == 3 * b * s * f * e);
+  }
+}
+
+TEST_CASE("workload::TransformerModel: head and embedding", "[workload]") {
+  const auto w = small_gpt();
+  const double b = 2, s = w.seq_length, h = w.hidden, V = w.vocab_size, e = 2;
+  const TransformerModel model(w, 2, DType::bf16);
+  const auto head = model.head_forward();
+  CHECK(names(head) == std::vector<std::string>{"final_ln", "logits", "cross_entropy"});
+  CHECK(find(head, "logits").flops == 2 * b * s * h * V);
+  CHECK(find(head, "cross_entropy").bytes == b * s * V * (e + 4));  // fp32 softmax written
+  CHECK(sum_flops(model.head_backward(), KernelKind::Gemm) == 2 * 2 * b * s * h * V);
+  CHECK(names(model.head_backward()) ==
+        std::vector<std::string>{"cross_entropy.bwd", "logits.dgrad", "logits.wgrad", "final_ln.bwd"});
+  // embedding lookups and their scatter carry no GEMM FLOPs
+  CHECK(sum_flops(model.embedding_forward(), KernelKind::Gemm) == 0);
+  CHECK(sum_flops(model.embedding_backward(), KernelKind::Gemm) == 0);
+  CHECK(model.embedding_forward().at(0).bytes == (2 * b * s * h + s * h) * e);
+}
+
+TEST_CASE("workload::TransformerModel: an iteration's GEMM FLOPs equal Korthikanti Eq. 7", "[workload]") {
+  const auto w = GENERATE(small_gpt(), gpt3_175b());
+  const int b = GENERATE(1, 4);
+  const int global_batch = 64;
+  const TransformerModel model(w, b, DType::bf16);
+  const double per_micro_batch =
+      w.layers * (sum_flops(model.layer_forward(), KernelKind::Gemm) +
+                  sum_flops(model.layer_backward(), KernelKind::Gemm)) +
+      sum_flops(model.head_forward(), KernelKind::Gemm) + sum_flops(model.head_backward(), KernelKind::Gemm) +
+      sum_flops(model.embedding_forward(), KernelKind::Gemm) + sum_flops(model.embedding_backward(), KernelKind::Gemm);
+  const double iteration = per_micro_batch * (global_batch / b);
+  CHECK(iteration == Approx(workload::model_flops_per_iteration(w, global_batch)).epsilon(1e-9));
+}
+
+TEST_CASE("workload::TransformerModel: parameters per layer 4h^2 + 2hf + 9h + f", "[workload]") {
+  auto w = small_gpt();
+  const double h = w.hidden;
+  SECTION("f = 4h gives Megatron's 12h^2 + 13h") {
+    const TransformerModel model(w, 1, DType::bf16);
+    CHECK(model.parameters_per_layer() == 12 * h * h + 13 * h);
+  }
+  SECTION("general f: QKV 3h^2+3h, proj h^2+h, fc1 hf+f, fc2 fh+h, layernorms 4h") {
+    w.ffn_hidden = 3 * w.hidden + 64;
+    const double f = w.ffn_hidden;
+    const TransformerModel model(w, 1, DType::bf16);
+    CHECK(model.parameters_per_layer() == (3 * h * h + 3 * h) + (h * h + h) + (h * f + f) + (f * h + h) + 4 * h);
+  }
+  SECTION("ffn_hidden 0 defaults to 4h") {
+    w.ffn_hidden = 0;
+    const TransformerModel model(w, 1, DType::bf16);
+    CHECK(model.spec().ffn_hidden == 4 * w.hidden);
+    CHECK(model.parameters_per_layer() == 12 * h * h + 13 * h);
+  }
+}
+
+TEST_CASE("workload::TransformerModel: total parameters against Megatron Eq. 2", "[workload]") {
+  const auto w = GENERATE(small_gpt(), gpt3_175b());
+  const TransformerModel model(w, 1, DType::bf16);
+  const double l = w.layers, h = w.hidden, s = w.seq_length, V = w.vocab_size;
+  // Own derivation, exactly: layers + token and position embeddings + final layernorm (tied head).
+  CHECK(model.total_parameters() == l * (12 * h * h + 13 * h) + (V + s) * h + 2 * h);
+  // Eq. 2 is the same count without the final layernorm's 2h, so it matches to within 2h/P
+  // (1.5e-4 for the small model, 1.4e-7 for GPT-3): that relative gap is the tolerance.
+  const double eq2 = workload::megatron_parameter_count(w);
+  CHECK(model.total_parameters() == Approx(eq2 + 2 * h).epsilon(1e-12));
+  CHECK(model.total_parameters() == Approx(eq2).epsilon(2 * h / eq2 * 1.000001));
+}
+
+TEST_CASE("workload::TransformerModel: GPT-3 has 175B parameters", "[workload]") {
+  // Brown et al. 2020 report 175.0B; Eq. 2 gives ~174.6B (the paper rounds).
+  const auto w = gpt3_175b();
+  const double published = 175.0e9;
+  CHECK(workload::megatron_parameter_count(w) == Approx(published).epsilon(0.005));
+  CHECK(TransformerModel(w, 1, DType::bf16).total_parameters() == Approx(published).epsilon(0.005));
+}
+
+TEST_CASE("workload::TransformerModel: optimizer traffic per parameter", "[workload]") {
+  const double psi = 1e9;
+  // Adam: read master, m, v (3 x 4 B) + 16-bit grad (2 B); write master, m, v + 16-bit weight.
+  const Kernel adam = TransformerModel::optimizer_step(psi, true);
+  CHECK(adam.bytes == (3 * 4 + 2) * 2 * psi);
+  CHECK(adam.flops == 12 * psi);
+  CHECK(adam.dtype == DType::fp32);
+  // SGD with momentum: read master, momentum (2 x 4 B) + grad (2 B); write master, momentum + weight.
+  const Kernel sgd = TransformerModel::optimizer_step(psi, false, DType::bf16);
+  CHECK(sgd.bytes == (2 * 4 + 2) * 2 * psi);
+  CHECK(sgd.flops == 4 * psi);
+  CHECK(sgd.dtype == DType::bf16);
+}
+
+TEST_CASE("workload::TransformerModel: rejects impossible shapes", "[workload]") {
+  auto w = small_gpt();
+  SECTION("heads do not divide hidden") {
+    w.heads = 7;
+    CHECK_THROWS_WITH(TransformerModel(w, 1, DType::bf16), Catch::Contains("divisible"));
+  }
+  SECTION("zero layers") {
+    w.layers = 0;
+    CHECK_THROWS_WITH(TransformerModel(w, 1, DType::bf16), Catch::Contains("layers"));
+  }
+  SECTION("negative ffn_hidden") {
+    w.ffn_hidden = -1;
+    CHECK_THROWS_AS(TransformerModel(w, 1, DType::bf16), Error);
+  }
+  SECTION("zero micro-batch") {
+    CHECK_THROWS_WITH(TransformerModel(w, 0, DType::bf16), Catch::Contains("micro_batch"));
+  }
+}
