@@ -1,26 +1,42 @@
 #pragma once
-// A machine: accelerators, how they are joined inside a node and (later) between nodes. SI units.
+// A machine: accelerators, how they are joined inside a node, how nodes are joined by a fabric,
+// and how well collective libraries use those links. SI units.
 #include <array>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/AcceleratorSpec.hpp"
 
 namespace clearfog::config {
 
 enum class NodeTopology {
-  Switch,  // NVSwitch-like: every device has one full-bandwidth port to a non-blocking switch
+  Switch,          // NVSwitch-like: every device has one full-bandwidth port to a non-blocking switch
+  HybridCubeMesh,  // DGX-1 (V100): 8 devices, NVLink bricks between some pairs (not all adjacent)
+  PcieTree,        // devices under PCIe switches under one host bridge (root complex)
+  Ring,            // devices joined in a bidirectional ring (IPU-Links)
+  FullMesh,        // a direct link between every pair
+  Torus,           // 2D/3D torus with wrap-around links (TPU-like)
+  Custom,          // an explicit edge list
 };
 
 /// Every topology, in the order `node.topology` lists them; a new kind is added here and in
 /// node_topology_name(), and the key table, the reader and the docs pick it up.
-inline constexpr std::array<NodeTopology, 1> kAllNodeTopologies = {NodeTopology::Switch};
+inline constexpr std::array<NodeTopology, 7> kAllNodeTopologies = {
+    NodeTopology::Switch, NodeTopology::HybridCubeMesh, NodeTopology::PcieTree, NodeTopology::Ring,
+    NodeTopology::FullMesh, NodeTopology::Torus, NodeTopology::Custom};
 
 /// The spelling used in `node.topology:`.
 constexpr std::string_view node_topology_name(NodeTopology t) {
   switch (t) {
     case NodeTopology::Switch: return "switch";
+    case NodeTopology::HybridCubeMesh: return "hybrid-cube-mesh";
+    case NodeTopology::PcieTree: return "pcie-tree";
+    case NodeTopology::Ring: return "ring";
+    case NodeTopology::FullMesh: return "full-mesh";
+    case NodeTopology::Torus: return "torus";
+    case NodeTopology::Custom: return "custom";
   }
   return "?";
 }
@@ -31,17 +47,88 @@ constexpr std::optional<NodeTopology> parse_node_topology(std::string_view name)
   return std::nullopt;
 }
 
+enum class FabricTopology { FatTree, Torus, Dragonfly };
+
+inline constexpr std::array<FabricTopology, 3> kAllFabricTopologies = {FabricTopology::FatTree, FabricTopology::Torus,
+                                                                        FabricTopology::Dragonfly};
+
+constexpr std::string_view fabric_topology_name(FabricTopology t) {
+  switch (t) {
+    case FabricTopology::FatTree: return "fat-tree";
+    case FabricTopology::Torus: return "torus";
+    case FabricTopology::Dragonfly: return "dragonfly";
+  }
+  return "?";
+}
+
+constexpr std::optional<FabricTopology> parse_fabric_topology(std::string_view name) {
+  for (FabricTopology t : kAllFabricTopologies)
+    if (fabric_topology_name(t) == name) return t;
+  return std::nullopt;
+}
+
+/// One full-duplex link: each direction has `bandwidth_Bps`.
+struct LinkSpec {
+  double bandwidth_Bps = 0;
+  double latency_s = 0;
+};
+
+/// An edge of a `custom` node: endpoints are devices ("dev0" … "dev<n-1>") or switch names.
+struct CustomEdge {
+  std::string from;
+  std::string to;
+  LinkSpec link;
+};
+
+struct NodeSpec {
+  int devices = 0;
+  NodeTopology topology = NodeTopology::Switch;
+  /// switch: a device's port to the switch; ring, full-mesh, torus: one device-to-device link;
+  /// hybrid-cube-mesh: one NVLink brick (pairs joined by two bricks get twice the bandwidth);
+  /// pcie-tree: a device's link to its PCIe switch; custom: unused (edges carry their own).
+  LinkSpec link;
+  bool in_switch_reduction = false;  // switch only: the switch can reduce (NVLS-like)
+  int pcie_switches = 0;             // pcie-tree: devices are spread evenly over these
+  LinkSpec pcie_uplink;              // pcie-tree: PCIe switch to host bridge
+  std::vector<int> torus_dims;       // torus: extent of each dimension, product = devices
+  std::vector<std::string> custom_switches;  // custom: names of non-device vertices
+  std::vector<CustomEdge> custom_edges;      // custom
+};
+
+struct FabricSpec {
+  int nodes = 1;                     // 1: a single node, no fabric
+  FabricTopology topology = FabricTopology::FatTree;
+  int nic_count = 0;                 // NICs per node; must divide node.devices
+  LinkSpec nic;                      // one NIC, per direction
+  bool rail_optimized = true;        // NIC i serves devices i*devices/nic_count ...: each device uses one NIC
+  LinkSpec link;                     // switch-to-switch links of the fabric
+  // fat-tree, SimGrid's FatTreeParams: levels = down.size(); product of down = nodes
+  std::vector<int> fat_tree_down;
+  std::vector<int> fat_tree_up;
+  std::vector<int> fat_tree_parallel;
+  std::vector<int> torus_dims;       // torus: product = nodes
+  // dragonfly, SimGrid's DragonflyParams: (groups, links), (chassis, links), (routers, links), nodes per router
+  std::array<int, 7> dragonfly = {0, 0, 0, 0, 0, 0, 0};
+  bool in_network_reduction = false; // SHARP-like reduction in the fabric switches
+};
+
+/// How close collective libraries get to the links on this platform (from measurements).
+struct CollectiveCalibration {
+  double efficiency = 1.0;   // achieved / nominal link bandwidth for large messages, (0, 1]
+  double step_overhead_s = 0; // fixed cost of each algorithm step (kernel, protocol, synchronisation)
+  double chunk_B = 0;         // pipelining chunk for large messages; 0 = no chunking
+  std::string source;         // measurement the figures come from
+};
+
 struct PlatformSpec {
   std::string name;
   std::string source;
   AcceleratorSpec accelerator;
-  int nodes = 1;                       // multi-node fabrics are rejected until the fabric issue lands
-  int devices_per_node = 0;
-  NodeTopology topology = NodeTopology::Switch;
-  double link_bandwidth_Bps = 0;       // per device, per direction
-  double link_latency_s = 0;           // per link (device->switch); a device-to-device route has two
+  NodeSpec node;
+  FabricSpec fabric;
+  CollectiveCalibration collectives;
 
-  [[nodiscard]] int device_count() const { return nodes * devices_per_node; }
+  [[nodiscard]] int device_count() const { return fabric.nodes * node.devices; }
 };
 
 }  // namespace clearfog::config

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "config/CollectiveSpec.hpp"
 #include "config/PlatformSpec.hpp"
 #include "config/WorkloadSpec.hpp"
 #include "core/DType.hpp"
@@ -51,6 +52,7 @@ struct ScenarioSpec {
   WorkloadSpec workload;
   TrainingSpec training;
   ParallelismSpec parallelism;
+  CollectivesSpec collectives;
 
   /// Micro-batches each replica runs per iteration (gradient accumulation steps).
   [[nodiscard]] int micro_batches_per_replica() const {

@@ -44,11 +44,11 @@ PlatformSpec build_platform(const ConfigDocument& document) {
   spec.name = document.get_string("name");
   spec.source = document.get_string("source");
   spec.accelerator = build_accelerator(child_of(document, "accelerator"));
-  spec.nodes = 1;  // the fabric section is rejected by the semantic checks
-  spec.devices_per_node = document.get_int("node.devices");
-  spec.topology = enum_value<NodeTopology>(document, "node.topology", parse_node_topology);
-  spec.link_bandwidth_Bps = document.get_number("node.link.bandwidth");
-  spec.link_latency_s = document.get_number("node.link.latency");
+  spec.fabric.nodes = 1;  // the fabric section is rejected by the semantic checks
+  spec.node.devices = document.get_int("node.devices");
+  spec.node.topology = enum_value<NodeTopology>(document, "node.topology", parse_node_topology);
+  spec.node.link.bandwidth_Bps = document.get_number("node.link.bandwidth");
+  spec.node.link.latency_s = document.get_number("node.link.latency");
   return spec;
 }
 

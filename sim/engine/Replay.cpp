@@ -81,6 +81,7 @@ private:
 
   void run_exchange(const Op& op) const {
     static int payload = 0;  // messages carry no data, only their simulated size
+    if (op.overhead_s > 0) sg4::this_actor::sleep_for(op.overhead_s);
     std::vector<sg4::CommPtr> comms;
     std::vector<int*> received(op.recvs.size(), nullptr);
     for (std::size_t k = 0; k < op.recvs.size(); ++k) {

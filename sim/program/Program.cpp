@@ -42,9 +42,10 @@ OpIndex RankProgram::add_compute(Stream stream, Category category, std::string n
 
 OpIndex RankProgram::add_exchange(Stream stream, Category category, std::string name,
                                   std::vector<Transfer> sends, std::vector<Transfer> recvs,
-                                  std::vector<OpIndex> deps) {
+                                  std::vector<OpIndex> deps, double overhead_s) {
   Op op;
   op.kind = OpKind::Exchange;
+  op.overhead_s = overhead_s;
   op.stream = stream;
   op.category = category;
   op.name = std::move(name);
@@ -72,7 +73,7 @@ void check_plan(const Plan& plan) {
       // Deps point backwards only: this makes every plan acyclic by construction.
       for (OpIndex d : op.deps)
         if (d >= i) throw SimulationError(fmt::format("{} depends on op {}, which is not earlier", where, d));
-      if (op.kind == OpKind::Compute && !(op.duration_s >= 0))
+      if (!(op.duration_s >= 0) || !(op.overhead_s >= 0))
         throw SimulationError(fmt::format("{} has a negative or NaN duration", where));
       auto post = [&](const Transfer& t, bool is_send) {
         if (t.peer < 0 || t.peer >= n || t.peer == r)

@@ -42,6 +42,9 @@ struct Op {
   double duration_s = 0;            // Compute: time on the device
   std::vector<Transfer> sends;      // Exchange only
   std::vector<Transfer> recvs;      // Exchange only
+  double overhead_s = 0;            // Exchange only: fixed cost paid before the transfers start
+                                    // (kernel launch, protocol, synchronisation; also the latency
+                                    // of the steps a fluid collective folds into one exchange)
   std::vector<OpIndex> deps;        // ops of the same rank that must finish first
 };
 
@@ -51,7 +54,7 @@ public:
                       std::vector<OpIndex> deps = {});
   OpIndex add_exchange(Stream stream, Category category, std::string name,
                        std::vector<Transfer> sends, std::vector<Transfer> recvs,
-                       std::vector<OpIndex> deps = {});
+                       std::vector<OpIndex> deps = {}, double overhead_s = 0);
   [[nodiscard]] const std::vector<Op>& ops() const { return ops_; }
   [[nodiscard]] const Op& op(OpIndex i) const { return ops_.at(i); }
   [[nodiscard]] OpIndex size() const { return static_cast<OpIndex>(ops_.size()); }

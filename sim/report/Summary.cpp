@@ -28,8 +28,8 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
 
   o += fmt::format("clearfog {} — scenario {}\n", CLEARFOG_VERSION, s.name);
   line("platform", fmt::format("{}: {} x {}, {} links of {} per direction", s.platform.name,
-                               s.platform.device_count(), acc.name, "switch",
-                               units::format(s.platform.link_bandwidth_Bps, Dimension::Bandwidth)));
+                               s.platform.device_count(), acc.name, config::node_topology_name(s.platform.node.topology),
+                               units::format(s.platform.node.link.bandwidth_Bps, Dimension::Bandwidth)));
   line("workload", fmt::format("{}: {} layers, hidden {}, {} heads, sequence {}, vocabulary {} ({:.3g} B parameters)",
                                w.name, w.layers, w.hidden, w.heads, w.seq_length, w.vocab_size, params / 1e9));
   line("training", fmt::format("global batch {} = dp {} x micro-batch {} x {} micro-batches, {}, {}",

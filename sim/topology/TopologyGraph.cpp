@@ -23,17 +23,20 @@ void TopologyGraph::add_link(Vertex a, Vertex b, std::string name, double bandwi
 
 TopologyGraph TopologyGraph::build(const config::PlatformSpec& platform) {
   TopologyGraph t;
-  const int n = platform.devices_per_node;
+  const int n = platform.node.devices;
   for (int d = 0; d < n; ++d) t.add_vertex(VertexKind::Device, fmt::format("dev{}", d), d);
-  switch (platform.topology) {
+  switch (platform.node.topology) {
     case config::NodeTopology::Switch: {
       // A non-blocking crossbar: one port per device, so the switch itself needs no capacity.
       Vertex sw = t.add_vertex(VertexKind::Switch, "switch0", -1);
       for (int d = 0; d < n; ++d)
-        t.add_link(t.devices_[d], sw, fmt::format("dev{}-switch0", d), platform.link_bandwidth_Bps,
-                   platform.link_latency_s);
+        t.add_link(t.devices_[d], sw, fmt::format("dev{}-switch0", d), platform.node.link.bandwidth_Bps,
+                   platform.node.link.latency_s);
       break;
     }
+    default:
+      throw Error(fmt::format("topology: node topology {} is not built yet",
+                              config::node_topology_name(platform.node.topology)));
   }
   return t;
 }

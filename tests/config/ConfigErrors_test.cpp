@@ -194,7 +194,7 @@ TEST_CASE("config::Loader: remembers which values were given and which defaulted
   CHECK(s.training.precision == DType::bf16);
   CHECK(s.training.optimizer == Optimizer::Adam);
   CHECK(s.parallelism.tp == 1);
-  CHECK(s.platform.topology == NodeTopology::Switch);
+  CHECK(s.platform.node.topology == NodeTopology::Switch);
   CHECK(s.platform.accelerator.sram_shared_B == 0.0);
   CHECK(s.platform.accelerator.power_W == 0.0);  // absent: unknown
 }

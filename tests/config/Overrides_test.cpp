@@ -54,7 +54,7 @@ TEST_CASE("config::Loader: applies valid overrides", "[config]") {
   const auto file = fixture("good/scenario.yaml");
   SECTION("a value in a referenced file") {
     const auto s = load_scenario(file, {parse_override("platform.node.link.bandwidth=150 GB/s")});
-    CHECK(s.platform.link_bandwidth_Bps == Approx(150e9));
+    CHECK(s.platform.node.link.bandwidth_Bps == Approx(150e9));
   }
   SECTION("two levels down, into the accelerator") {
     const auto s = load_scenario(file, {parse_override("platform.accelerator.memory.bandwidth=2TB/s")});
@@ -75,7 +75,7 @@ TEST_CASE("config::Loader: applies valid overrides", "[config]") {
   }
   SECTION("overriding a platform file directly") {
     const auto p = load_platform(fixture("good/platform.yaml"), {parse_override("node.devices=2")});
-    CHECK(p.devices_per_node == 2);
+    CHECK(p.node.devices == 2);
   }
 }
 
@@ -87,7 +87,7 @@ TEST_CASE("config::Loader: replaces a reference with an override", "[config]") {
                                  {parse_override("platform=" + h100), parse_override("parallelism.dp=8"),
                                   parse_override("platform.node.link.latency=2 us")});
     CHECK(s.platform.accelerator.name == "NVIDIA H100 SXM5 80GB");
-    CHECK(s.platform.link_latency_s == Approx(2e-6));
+    CHECK(s.platform.node.link.latency_s == Approx(2e-6));
   }
   SECTION("by a missing file") {
     const auto diags = diagnostics_of(

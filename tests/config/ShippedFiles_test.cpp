@@ -92,15 +92,15 @@ TEST_CASE("config::Loader: shipped platforms join 8 GPUs through a switch", "[co
     const auto p = load_platform(shipped("platforms/dgx-a100.yaml"));
     CHECK(p.accelerator.name == "NVIDIA A100 SXM4 80GB");
     CHECK(p.device_count() == 8);
-    CHECK(p.topology == NodeTopology::Switch);
-    CHECK(p.link_bandwidth_Bps == Approx(300 * kGiga));  // NVLink3, per direction
-    CHECK(p.link_latency_s == Approx(1e-6));
+    CHECK(p.node.topology == NodeTopology::Switch);
+    CHECK(p.node.link.bandwidth_Bps == Approx(300 * kGiga));  // NVLink3, per direction
+    CHECK(p.node.link.latency_s == Approx(1e-6));
   }
   SECTION("DGX H100") {
     const auto p = load_platform(shipped("platforms/dgx-h100.yaml"));
     CHECK(p.accelerator.name == "NVIDIA H100 SXM5 80GB");
     CHECK(p.device_count() == 8);
-    CHECK(p.link_bandwidth_Bps == Approx(450 * kGiga));  // NVLink4, per direction
+    CHECK(p.node.link.bandwidth_Bps == Approx(450 * kGiga));  // NVLink4, per direction
   }
 }
 

@@ -24,10 +24,9 @@ inline config::PlatformSpec switch_platform(int devices, double bandwidth_Bps, d
   config::PlatformSpec p;
   p.name = "test switch";
   p.accelerator = ideal_accelerator();
-  p.devices_per_node = devices;
-  p.topology = config::NodeTopology::Switch;
-  p.link_bandwidth_Bps = bandwidth_Bps;
-  p.link_latency_s = latency_s;
+  p.node.devices = devices;
+  p.node.topology = config::NodeTopology::Switch;
+  p.node.link = {bandwidth_Bps, latency_s};
   return p;
 }
 
