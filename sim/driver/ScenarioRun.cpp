@@ -4,7 +4,7 @@
 
 #include "engine/Replay.hpp"
 #include "kernels/RooflineModel.hpp"
-#include "topology/TopologyGraph.hpp"
+#include "topology/ClusterTopology.hpp"
 
 namespace clearfog::driver {
 
@@ -13,7 +13,7 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario) {
   const kernels::RooflineModel costs(scenario.platform.accelerator);
   run.step = parallel::plan_data_parallel_step(scenario, costs);
   spdlog::debug("planned {} ranks, {} gradient buckets", run.step.plan.rank_count(), run.step.buckets.size());
-  const auto topology = topology::TopologyGraph::build(scenario.platform);
+  const auto topology = topology::ClusterTopology::build(scenario.platform);
   run.simulation = engine::simulate(topology, run.step.plan);
   run.metrics = report::compute_step_metrics(scenario, run.step, run.simulation);
   return run;

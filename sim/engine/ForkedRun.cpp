@@ -92,7 +92,7 @@ std::string run_forked(const std::function<std::string()>& body) {
   }
 }
 
-SimulationResult simulate_forked(const topology::TopologyGraph& topology, const program::Plan& plan) {
+SimulationResult simulate_forked(const topology::ClusterTopology& topology, const program::Plan& plan) {
   // nlohmann::json prints doubles with round-trip precision, so timings come back bit-exact.
   const std::string text = run_forked([&] {
     const SimulationResult r = simulate(topology, plan);

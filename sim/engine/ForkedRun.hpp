@@ -15,11 +15,11 @@ std::string run_forked(const std::function<std::string()>& body);
 
 #include "engine/SimulationResult.hpp"
 #include "program/Program.hpp"
-#include "topology/TopologyGraph.hpp"
+#include "topology/ClusterTopology.hpp"
 
 namespace clearfog::engine {
 
 /// simulate() in a child process, so one process can run many simulations (tests, sweeps).
-SimulationResult simulate_forked(const topology::TopologyGraph& topology, const program::Plan& plan);
+SimulationResult simulate_forked(const topology::ClusterTopology& topology, const program::Plan& plan);
 
 }  // namespace clearfog::engine

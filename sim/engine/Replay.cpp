@@ -128,7 +128,7 @@ std::string describe_stuck_ops(const program::Plan& plan, const std::vector<Rank
 
 }  // namespace
 
-SimulationResult simulate(const topology::TopologyGraph& topology, const program::Plan& plan) {
+SimulationResult simulate(const topology::ClusterTopology& topology, const program::Plan& plan) {
   program::check_plan(plan);
   if (plan.rank_count() > topology.device_count())
     throw SimulationError(fmt::format("plan has {} ranks but the platform only {} devices", plan.rank_count(),

@@ -7,12 +7,12 @@
 // SimGrid keeps global state: call simulate() at most once per process (see ForkedRun.hpp).
 #include "engine/SimulationResult.hpp"
 #include "program/Program.hpp"
-#include "topology/TopologyGraph.hpp"
+#include "topology/ClusterTopology.hpp"
 
 namespace clearfog::engine {
 
 /// Throws SimulationError if the plan is malformed or the replay stops with ops left (a deadlock),
 /// naming each stuck op and what it waits for.
-SimulationResult simulate(const topology::TopologyGraph& topology, const program::Plan& plan);
+SimulationResult simulate(const topology::ClusterTopology& topology, const program::Plan& plan);
 
 }  // namespace clearfog::engine

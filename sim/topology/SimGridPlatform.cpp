@@ -8,7 +8,8 @@ namespace sg4 = simgrid::s4u;
 
 namespace clearfog::topology {
 
-SimGridPlatform build_simgrid_platform(const TopologyGraph& topology, double host_speed) {
+SimGridPlatform build_simgrid_platform(const ClusterTopology& cluster, double host_speed) {
+  const TopologyGraph& topology = cluster.node();
   const Graph& g = topology.graph();
   auto* zone = sg4::create_full_zone("node0");
 
@@ -20,9 +21,9 @@ SimGridPlatform build_simgrid_platform(const TopologyGraph& topology, double hos
   }
 
   std::vector<sg4::SplitDuplexLink*> links;
-  for (const Edge& e : topology.edges()) {
-    auto* link = zone->create_split_duplex_link(g[e].name, g[e].bandwidth_Bps);
-    link->set_latency(g[e].latency_s);
+  for (const Link& l : topology.links()) {
+    auto* link = zone->create_split_duplex_link(l.name, l.bandwidth_Bps);
+    link->set_latency(l.latency_s);
     link->seal();
     links.push_back(link);
   }

@@ -1,11 +1,11 @@
 #pragma once
-// Turns a TopologyGraph into a SimGrid netzone: one host per device, one split-duplex link per
+// Turns a ClusterTopology into SimGrid netzones (one node for now): one host per device, one split-duplex link per
 // graph edge (so each direction has the full per-direction bandwidth), and an explicit route for
 // every ordered device pair taken from TopologyGraph::route(). Must be called once per process,
 // after the SimGrid engine exists and before it runs.
 #include <vector>
 
-#include "topology/TopologyGraph.hpp"
+#include "topology/ClusterTopology.hpp"
 
 namespace simgrid::s4u {
 class Host;
@@ -19,6 +19,6 @@ struct SimGridPlatform {
 
 /// host_speed: the nominal speed given to every host; the engine converts op durations into
 /// work amounts with it, so its value does not change results.
-SimGridPlatform build_simgrid_platform(const TopologyGraph& topology, double host_speed);
+SimGridPlatform build_simgrid_platform(const ClusterTopology& cluster, double host_speed);
 
 }  // namespace clearfog::topology

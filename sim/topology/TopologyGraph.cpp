@@ -16,9 +16,9 @@ Vertex TopologyGraph::add_vertex(VertexKind kind, std::string name, int device) 
 }
 
 void TopologyGraph::add_link(Vertex a, Vertex b, std::string name, double bandwidth_Bps, double latency_s) {
-  auto [e, added] = boost::add_edge(a, b, EdgeProps{std::move(name), edges_.size(), bandwidth_Bps, latency_s}, graph_);
+  auto [e, added] = boost::add_edge(a, b, EdgeProps{links_.size()}, graph_);
   if (!added) throw Error(fmt::format("topology: duplicate link between {} and {}", graph_[a].name, graph_[b].name));
-  edges_.push_back(e);
+  links_.push_back(Link{std::move(name), a, b, bandwidth_Bps, latency_s});
 }
 
 TopologyGraph TopologyGraph::build(const config::PlatformSpec& platform) {
@@ -73,7 +73,7 @@ std::vector<Hop> TopologyGraph::route(int from, int to) const {
     const Vertex u = boost::source(e, graph_) == v ? boost::target(e, graph_) : boost::source(e, graph_);
     // Stored edges keep the orientation they were added with; compare against that.
     const std::size_t index = graph_[e].index;
-    hops.push_back(Hop{index, boost::source(edges_[index], graph_) == u});
+    hops.push_back(Hop{index, links_[index].from == u});
     v = u;
   }
   std::reverse(hops.begin(), hops.end());
@@ -82,13 +82,13 @@ std::vector<Hop> TopologyGraph::route(int from, int to) const {
 
 double TopologyGraph::route_latency_s(int from, int to) const {
   double total = 0;
-  for (const Hop& h : route(from, to)) total += graph_[edges_[h.edge_index]].latency_s;
+  for (const Hop& h : route(from, to)) total += links_[h.edge_index].latency_s;
   return total;
 }
 
 double TopologyGraph::route_bandwidth_Bps(int from, int to) const {
   double narrowest = std::numeric_limits<double>::infinity();
-  for (const Hop& h : route(from, to)) narrowest = std::min(narrowest, graph_[edges_[h.edge_index]].bandwidth_Bps);
+  for (const Hop& h : route(from, to)) narrowest = std::min(narrowest, links_[h.edge_index].bandwidth_Bps);
   return narrowest;
 }
 

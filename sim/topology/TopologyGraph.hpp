@@ -19,9 +19,17 @@ struct VertexProps {
   int device = -1;  // device index for Device vertices
 };
 
+/// A graph edge only knows which link it is: the graph can then be copied freely (Boost edge
+/// descriptors point into the graph's own storage and would dangle in a copy).
 struct EdgeProps {
+  std::size_t index = 0;  // position in TopologyGraph::links()
+};
+
+/// One full-duplex link; `from` -> `to` is its "forward" direction (SimGrid's UP half).
+struct Link {
   std::string name;
-  std::size_t index = 0;     // position in TopologyGraph::edges()
+  std::size_t from = 0;      // vertex
+  std::size_t to = 0;        // vertex
   double bandwidth_Bps = 0;  // per direction
   double latency_s = 0;
 };
@@ -30,10 +38,10 @@ using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 using Edge = boost::graph_traits<Graph>::edge_descriptor;
 
-/// One link of a route and the direction it is crossed in: `forward` when going from the edge's
-/// source vertex to its target vertex (SimGrid's UP half of a split-duplex link).
+/// One link of a route and the direction it is crossed in: `forward` when going from the link's
+/// `from` vertex to its `to` vertex (SimGrid's UP half of a split-duplex link).
 struct Hop {
-  std::size_t edge_index;  // index into TopologyGraph::edges()
+  std::size_t edge_index;  // index into TopologyGraph::links()
   bool forward;
 };
 
@@ -45,7 +53,7 @@ public:
   [[nodiscard]] const Graph& graph() const { return graph_; }
   [[nodiscard]] int device_count() const { return static_cast<int>(devices_.size()); }
   [[nodiscard]] Vertex device_vertex(int device) const { return devices_.at(device); }
-  [[nodiscard]] const std::vector<Edge>& edges() const { return edges_; }
+  [[nodiscard]] const std::vector<Link>& links() const { return links_; }
 
   /// Fewest-hop route from one device to another (BFS; ties broken by vertex order, so
   /// routes are deterministic). Throws Error if `to` cannot be reached.
@@ -61,7 +69,7 @@ private:
 
   Graph graph_;
   std::vector<Vertex> devices_;
-  std::vector<Edge> edges_;
+  std::vector<Link> links_;
 };
 
 }  // namespace clearfog::topology

@@ -7,7 +7,7 @@
 #include "collectives/RingAllReduce.hpp"
 #include "engine/ForkedRun.hpp"
 #include "support/TestPlatforms.hpp"
-#include "topology/TopologyGraph.hpp"
+#include "topology/ClusterTopology.hpp"
 
 using namespace clearfog;
 
@@ -58,7 +58,7 @@ TEST_CASE("collectives::RingAllReduce: simulated time matches the alpha-beta clo
   const double alpha_s = 2 * link_latency_s;  // device -> switch -> device
   for (int p : {2, 3, 4, 8}) {
     for (double n : {1e6, 64e6, 1e9}) {
-      const auto topology = topology::TopologyGraph::build(test::switch_platform(p, bandwidth_Bps, link_latency_s));
+      const auto topology = topology::ClusterTopology::build(test::switch_platform(p, bandwidth_Bps, link_latency_s));
       const auto result = engine::simulate_forked(topology, all_reduce_plan(p, n));
       const double expected_s = 2.0 * (p - 1) * alpha_s + 2.0 * (p - 1) / p * n / bandwidth_Bps;
       INFO("p = " << p << ", n = " << n << " B");

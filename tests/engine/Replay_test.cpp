@@ -11,7 +11,7 @@ using program::Stream;
 using program::Transfer;
 
 namespace {
-const auto kTopology = topology::TopologyGraph::build(test::switch_platform(2, 100e9, 1e-6));
+const auto kTopology = topology::ClusterTopology::build(test::switch_platform(2, 100e9, 1e-6));
 }
 
 TEST_CASE("engine::simulate: ops of one stream run back to back", "[engine][simulation]") {

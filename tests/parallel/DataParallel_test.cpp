@@ -7,7 +7,7 @@
 #include "parallel/DataParallelPlanner.hpp"
 #include "report/StepMetrics.hpp"
 #include "support/TestPlatforms.hpp"
-#include "topology/TopologyGraph.hpp"
+#include "topology/ClusterTopology.hpp"
 #include "workload/ModelFlops.hpp"
 
 using namespace clearfog;
@@ -36,7 +36,7 @@ struct Run {
 Run simulate(const config::ScenarioSpec& s) {
   Run run;
   run.step = parallel::plan_data_parallel_step(s, ComputeOnlyModel{});
-  const auto result = engine::simulate_forked(topology::TopologyGraph::build(s.platform), run.step.plan);
+  const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), run.step.plan);
   run.metrics = report::compute_step_metrics(s, run.step, result);
   return run;
 }

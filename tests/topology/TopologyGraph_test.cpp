@@ -10,7 +10,7 @@ TEST_CASE("topology::TopologyGraph: a switch node routes every pair through two 
   const double lat = 0.5e-6;
   const auto t = topology::TopologyGraph::build(test::switch_platform(8, bw, lat));
   REQUIRE(t.device_count() == 8);
-  REQUIRE(t.edges().size() == 8);
+  REQUIRE(t.links().size() == 8);
   for (int a = 0; a < 8; ++a) {
     for (int b = 0; b < 8; ++b) {
       if (a == b) continue;

@@ -1,0 +1,37 @@
+#pragma once
+// The whole machine: one node's graph (devices and switches, TopologyGraph) repeated over the
+// nodes of the fabric. Devices are numbered node-major: device = node * devices_per_node + local.
+// This is what planners ask about placement and what the engine turns into SimGrid zones.
+#include <vector>
+
+#include "config/PlatformSpec.hpp"
+#include "topology/TopologyGraph.hpp"
+
+namespace clearfog::topology {
+
+class ClusterTopology {
+public:
+  /// Throws clearfog::Error if the platform cannot be built (the validator normally prevents it).
+  static ClusterTopology build(const config::PlatformSpec& platform);
+
+  [[nodiscard]] const config::PlatformSpec& platform() const { return platform_; }
+  [[nodiscard]] const TopologyGraph& node() const { return node_; }
+  [[nodiscard]] int device_count() const { return platform_.device_count(); }
+  [[nodiscard]] int devices_per_node() const { return platform_.node.devices; }
+  [[nodiscard]] int node_count() const { return platform_.fabric.nodes; }
+  [[nodiscard]] int node_of(int device) const { return device / devices_per_node(); }
+  [[nodiscard]] int local_index(int device) const { return device % devices_per_node(); }
+
+  /// The order in which a ring collective over all devices visits them: each node's ring order,
+  /// node after node.
+  [[nodiscard]] std::vector<int> ring_order() const;
+  /// The ring order inside one node (local indices).
+  [[nodiscard]] const std::vector<int>& node_ring_order() const { return node_ring_; }
+
+private:
+  config::PlatformSpec platform_;
+  TopologyGraph node_;
+  std::vector<int> node_ring_;
+};
+
+}  // namespace clearfog::topology
