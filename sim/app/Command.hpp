@@ -1,0 +1,27 @@
+#pragma once
+// A subcommand of the CLI: each lives in its own file and registers its options on the app;
+// main() runs the one the user chose. Commands throw; main() maps exceptions to exit codes.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace clearfog::app {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+struct Command {
+  CLI::App* subcommand = nullptr;
+  std::function<int()> run;  // returns the exit code
+};
+
+// One function per command file. Options are bound to state the function keeps alive
+// (captured in `run`).
+Command add_run_command(CLI::App& app);
+Command add_validate_command(CLI::App& app);
+Command add_explain_command(CLI::App& app);
+
+}  // namespace clearfog::app
