@@ -130,9 +130,9 @@ std::string describe_stuck_ops(const program::Plan& plan, const std::vector<Rank
 
 SimulationResult simulate(const topology::ClusterTopology& topology, const program::Plan& plan) {
   program::check_plan(plan);
-  if (plan.rank_count() > topology.device_count())
-    throw SimulationError(fmt::format("plan has {} ranks but the platform only {} devices", plan.rank_count(),
-                                      topology.device_count()));
+  if (plan.rank_count() > topology.endpoint_count())
+    throw SimulationError(fmt::format("plan has {} ranks but the platform only {} endpoints", plan.rank_count(),
+                                      topology.endpoint_count()));
 
   std::vector<std::string> args = {"clearfog",
                                    "--cfg=network/model:CM02",

@@ -19,6 +19,15 @@ ClusterTopology ClusterTopology::build(const config::PlatformSpec& platform) {
   return c;
 }
 
+int ClusterTopology::endpoint_count() const {
+  return device_count() + (platform_.node.in_switch_reduction ? node_count() : 0);
+}
+
+std::optional<int> ClusterTopology::reduction_switch(int node) const {
+  if (!platform_.node.in_switch_reduction) return std::nullopt;
+  return device_count() + node;
+}
+
 std::vector<int> ClusterTopology::ring_order() const {
   std::vector<int> order;
   order.reserve(device_count());

@@ -2,6 +2,7 @@
 // The whole machine: one node's graph (devices and switches, TopologyGraph) repeated over the
 // nodes of the fabric. Devices are numbered node-major: device = node * devices_per_node + local.
 // This is what planners ask about placement and what the engine turns into SimGrid zones.
+#include <optional>
 #include <vector>
 
 #include "config/PlatformSpec.hpp"
@@ -25,6 +26,14 @@ public:
   /// The order in which a ring collective over all devices visits them: each node's ring order,
   /// node after node.
   [[nodiscard]] std::vector<int> ring_order() const;
+  /// Endpoints a plan may address as ranks: the devices (0 … device_count()-1), then one endpoint
+  /// per node whose switch can reduce (node.in_switch_reduction: NVLS-like), in node order. The
+  /// SimGrid platform has one host per endpoint, so an in-switch collective is planned as messages
+  /// to and from the switch's endpoint, which runs its own program.
+  [[nodiscard]] int endpoint_count() const;
+  /// The endpoint of node `node`'s reducing switch, if it has one.
+  [[nodiscard]] std::optional<int> reduction_switch(int node) const;
+
   /// The ring order inside one node (local indices).
   [[nodiscard]] const std::vector<int>& node_ring_order() const { return node_ring_; }
 
