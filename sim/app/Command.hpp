@@ -23,5 +23,7 @@ struct Command {
 Command add_run_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
+Command add_collective_command(CLI::App& app);
+Command add_gemm_command(CLI::App& app);
 
 }  // namespace clearfog::app

@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
       add_run_command(app),
       add_validate_command(app),
       add_explain_command(app),
+      add_collective_command(app),
+      add_gemm_command(app),
   };
 
   try {

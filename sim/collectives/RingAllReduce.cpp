@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/Collective.hpp"
 #include "core/Errors.hpp"
 
 namespace clearfog::collectives {
@@ -24,34 +25,16 @@ std::vector<program::OpIndex> append_ring_all_reduce(program::Plan& plan, const 
                                                      program::Category category, const std::string& name,
                                                      const std::vector<std::vector<program::OpIndex>>& deps,
                                                      TagAllocator& tags) {
-  const int p = static_cast<int>(ring.size());
-  std::vector<program::OpIndex> last(p);
-  if (p < 2) {
-    // Nothing to exchange: a zero-time marker keeps the caller's dependency bookkeeping uniform.
-    for (int i = 0; i < p; ++i)
-      last[i] = plan.ranks[ring[i]].add_compute(stream, category, name, 0.0, deps.at(i));
-    return last;
-  }
-  const int steps = 2 * (p - 1);
-  // Tag of step s sent by ring member i: unique within this collective.
-  const std::uint64_t base = tags.allocate(static_cast<std::uint64_t>(steps) * static_cast<std::uint64_t>(p));
-  auto tag = [&](int member, int step) { return base + static_cast<std::uint64_t>(step) * p + member; };
-  for (int i = 0; i < p; ++i) {
-    auto& program = plan.ranks[ring[i]];
-    const auto plan_steps = ring_all_reduce_steps(ring, i, bytes);
-    std::vector<program::OpIndex> after = deps.at(i);
-    for (int s = 0; s < steps; ++s) {
-      const auto& st = plan_steps[s];
-      const int prev_member = (i + p - 1) % p;
-      auto op = program.add_exchange(stream, category,
-                                     fmt::format("{}.{}{}", name, st.reduce ? "rs" : "ag", st.reduce ? s : s - (p - 1)),
-                                     {program::Transfer{st.send_to, st.bytes, tag(i, s)}},
-                                     {program::Transfer{st.recv_from, st.bytes, tag(prev_member, s)}}, after);
-      after = {};  // later steps follow the first in program order on the same stream
-      last[i] = op;
-    }
-  }
-  return last;
+  CollectiveRequest request;
+  request.op = config::CollectiveOp::AllReduce;
+  request.algorithm = config::CollectiveAlgorithm::Ring;
+  request.ranks = ring;
+  request.bytes = bytes;
+  request.stream = stream;
+  request.category = category;
+  request.name = name;
+  request.deps = deps;
+  return append_collective(plan, request, tags);
 }
 
 }  // namespace clearfog::collectives

@@ -3,10 +3,10 @@
 // p-1 reduce-scatter steps each rank sends one chunk to its successor and reduces the chunk it
 // receives from its predecessor, then p-1 all-gather steps circulate the reduced chunks.
 // Time on links of bandwidth B with per-message latency a: 2(p-1)·a + 2(p-1)/p·n/B.
-#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "collectives/TagAllocator.hpp"
 #include "program/Program.hpp"
 
 namespace clearfog::collectives {
@@ -22,23 +22,10 @@ struct RingStep {
 /// The 2(p-1) steps of the member at `position` of a ring of `ring.size()` ranks (pure).
 std::vector<RingStep> ring_all_reduce_steps(const std::vector<int>& ring, int position, double bytes);
 
-/// Hands out message tags that never repeat within a plan.
-class TagAllocator {
-public:
-  /// A block of `count` fresh tags; returns the first.
-  std::uint64_t allocate(std::uint64_t count) {
-    const std::uint64_t first = next_;
-    next_ += count;
-    return first;
-  }
-
-private:
-  std::uint64_t next_ = 0;
-};
-
 /// Appends a ring all-reduce of `bytes` over `ring` to the plan, one Exchange op per step on
-/// `stream`. deps[i] are the ops member i must wait for before its first step. Returns, per
-/// member, the op that ends its part of the collective.
+/// `stream` (append_collective with the ring algorithm at step fidelity, no chunking). deps[i]
+/// are the ops member i must wait for before its first step. Returns, per member, the op that
+/// ends its part of the collective.
 std::vector<program::OpIndex> append_ring_all_reduce(program::Plan& plan, const std::vector<int>& ring,
                                                      double bytes, program::Stream stream,
                                                      program::Category category, const std::string& name,

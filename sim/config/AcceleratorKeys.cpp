@@ -39,6 +39,14 @@ KeyTable make_accelerator_table() {
        .description = "Boost clock."},
   };
   for (DType d : kAllDTypes) keys.push_back(peak_key(d, d == DType::int8 ? "integer rate" : "FLOP rate"));
+  // int4 is not a DType (no tensor is stored in it outside low-precision GEMMs): its own key.
+  keys.push_back({.path = "peak.int4",
+                  .type = KeyType::Quantity,
+                  .dimension = Dimension::FlopRate,
+                  .presence = Presence::Optional,
+                  .constraint = Constraint::Positive,
+                  .description = "Dense int4 peak (integer rate). Absent: no native int4; sub-8-bit GEMMs "
+                                 "(`clearfog gemm --dtype w3a3`) use a wider native type or SIMD packing."});
   std::vector<KeySpec> rest = {
       {.path = "memory.capacity",
        .type = KeyType::Quantity,
@@ -64,17 +72,63 @@ KeyTable make_accelerator_table() {
        .default_text = "0 B",
        .constraint = Constraint::NonNegative,
        .description = "Chip-wide SRAM: L2 cache or on-chip memory."},
-      {.path = "power",
+      {.path = "sram.shared_bandwidth",
+       .type = KeyType::Quantity,
+       .dimension = Dimension::Bandwidth,
+       .presence = Presence::Defaulted,
+       .default_text = "0 B/s",
+       .constraint = Constraint::NonNegative,
+       .description = "Bandwidth of the chip-wide SRAM (L2 on GPUs) to the compute units. A kernel whose "
+                      "working set fits in `sram.shared` is served at this rate; GEMM tiles re-read their "
+                      "operands through it. 0: the level is not modelled (everything at memory.bandwidth)."},
+      {.path = "gemm.tiles",
+       .type = KeyType::String,
+       .presence = Presence::Defaulted,
+       .default_text = "[128x128]",
+       .description = "Output tiles (rows x columns of C, \"MxN\") one compute unit computes at a time, as a "
+                      "GEMM library's kernels do; the blocked-GEMM model picks the fastest per shape, in either "
+                      "orientation.",
+       .list = true},
+      {.path = "gemm.efficiency",
+       .type = KeyType::Number,
+       .presence = Presence::Defaulted,
+       .default_text = "1",
+       .constraint = Constraint::Fraction,
+       .description = "Fraction of the dense peak a compute-bound GEMM tile sustains (instruction issue, "
+                      "pipeline fill, clock under load), e.g. 0.85 for cuBLAS on A100. Applies to every dtype."},
+      {.path = "kernel.launch_overhead",
+       .type = KeyType::Quantity,
+       .dimension = Dimension::Time,
+       .presence = Presence::Defaulted,
+       .default_text = "0 s",
+       .constraint = Constraint::NonNegative,
+       .description = "Fixed time added to every kernel (launch and tail), e.g. 4.5 us on a GPU."},
+      {.path = "simd.width",
+       .type = KeyType::Integer,
+       .presence = Presence::Defaulted,
+       .default_text = "0",
+       .constraint = Constraint::NonNegative,
+       .counts = "bits",
+       .description = "SIMD register width of a CPU-like part (128 for NEON), in bits. Non-zero: sub-8-bit "
+                      "GEMMs are priced as SIMD kernels (ULPPACK packing, int8, bit-serial); 0: matrix "
+                      "units, which use native narrow types."},
+      {.path = "power.peak",
        .type = KeyType::Quantity,
        .dimension = Dimension::Power,
        .presence = Presence::Optional,
        .constraint = Constraint::Positive,
-       .description = "Thermal design power. Absent: unknown."},
+       .description = "Peak power (thermal design power). Absent: unknown."},
+      {.path = "power.idle",
+       .type = KeyType::Quantity,
+       .dimension = Dimension::Power,
+       .presence = Presence::Optional,
+       .constraint = Constraint::Positive,
+       .description = "Power drawn with no kernel running. Absent: unknown."},
   };
   keys.insert(keys.end(), rest.begin(), rest.end());
   return KeyTable(DocumentKind::Accelerator,
                   "One accelerator chip: its compute units, dense peak throughput per data type, "
-                  "memory and power. At least one `peak` must be given.",
+                  "memory levels, GEMM tiling, launch overhead and power. At least one `peak` must be given.",
                   std::move(keys));
 }
 

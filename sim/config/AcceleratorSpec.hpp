@@ -1,23 +1,39 @@
 #pragma once
-// One accelerator (GPU, TPU-like chip, ...), as parsed from an accelerator YAML file. SI units.
+// One accelerator (GPU, TPU-like chip, IPU, wafer, CPU), as parsed from an accelerator YAML file. SI
+// units. docs/compute-model.md says how the kernel models use each figure.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/DType.hpp"
 
 namespace clearfog::config {
 
+/// Output tile one compute unit computes at a time in a blocked GEMM: rows x columns of C.
+struct TileShape {
+  int m = 0;  // rows of C
+  int n = 0;  // columns of C
+  friend bool operator==(const TileShape&, const TileShape&) = default;
+};
+
 struct AcceleratorSpec {
   std::string name;
   std::string source;                      // where the figures come from
-  int compute_units = 0;                   // SMs, cores, MXUs
+  int compute_units = 0;                   // SMs, cores, MXUs, tiles
   double clock_Hz = 0;                     // boost clock
   std::map<DType, double> peak_flops;      // dense peak per dtype, FLOP/s; absent = not supported
+  double int4_peak_ops = 0;                // dense int4 peak, OP/s; 0 = no native int4 (sub-8-bit via packing)
   double memory_capacity_B = 0;            // HBM / DRAM capacity
   double memory_bandwidth_Bps = 0;         // HBM / DRAM bandwidth
   double sram_per_unit_B = 0;              // shared memory / scratchpad per compute unit
   double sram_shared_B = 0;                // L2 or chip-wide SRAM
-  double power_W = 0;                      // TDP
+  double sram_shared_bandwidth_Bps = 0;    // L2 / chip-wide SRAM bandwidth; 0 = level not modelled
+  std::vector<TileShape> gemm_tiles{{128, 128}};  // GEMM output tiles the library can pick from
+  double gemm_efficiency = 1.0;            // fraction of peak a compute-bound tile sustains, (0, 1]
+  double launch_overhead_s = 0;            // fixed time per kernel launch
+  int simd_width_bits = 0;                 // SIMD register width of CPU-like parts; 0 = matrix units
+  double power_W = 0;                      // peak power (TDP); 0 = unknown
+  double idle_power_W = 0;                 // idle power; 0 = unknown
 
   /// Peak for a dtype; std::out_of_range if unsupported. Callers check supports() first (the
   /// scenario validator does for the training precision).

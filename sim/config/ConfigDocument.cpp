@@ -28,6 +28,21 @@ double ConfigDocument::get_number(std::string_view path) const { return at(path)
 
 const std::string& ConfigDocument::get_string(std::string_view path) const { return at(path).as_string(); }
 
+bool ConfigDocument::get_bool(std::string_view path) const { return at(path).as_bool(); }
+
+std::vector<int> ConfigDocument::get_int_list(std::string_view path) const {
+  std::vector<int> out;
+  // The reader only stores integers that fit in an int.
+  for (const ConfigValue& e : at(path).as_list()) out.push_back(static_cast<int>(e.as_integer()));
+  return out;
+}
+
+std::vector<std::string> ConfigDocument::get_string_list(std::string_view path) const {
+  std::vector<std::string> out;
+  for (const ConfigValue& e : at(path).as_list()) out.push_back(e.as_string());
+  return out;
+}
+
 const ConfigDocument* ConfigDocument::child(std::string_view key) const {
   const auto it = children_.find(key);
   return it == children_.end() ? nullptr : it->second.get();
@@ -47,6 +62,15 @@ SourceLocation ConfigDocument::location_of(std::string_view path) const {
     const auto dot = section.rfind('.');
     section = dot == std::string_view::npos ? std::string_view{} : section.substr(0, dot);
     if (auto loc = section_location(section)) return *loc;
+  }
+}
+
+bool ConfigDocument::rejected(std::string_view path) const {
+  while (true) {
+    if (rejected_.count(path)) return true;
+    const auto dot = path.rfind('.');
+    if (dot == std::string_view::npos) return false;
+    path = path.substr(0, dot);
   }
 }
 

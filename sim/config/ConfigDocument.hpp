@@ -5,8 +5,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/ConfigValue.hpp"
 #include "config/DocumentKind.hpp"
@@ -35,7 +37,17 @@ public:
   [[nodiscard]] int get_int(std::string_view path) const;
   [[nodiscard]] double get_number(std::string_view path) const;
   [[nodiscard]] const std::string& get_string(std::string_view path) const;
+  [[nodiscard]] bool get_bool(std::string_view path) const;
+  /// An integer list key's elements.
+  [[nodiscard]] std::vector<int> get_int_list(std::string_view path) const;
+  /// A string list key's elements.
+  [[nodiscard]] std::vector<std::string> get_string_list(std::string_view path) const;
   [[nodiscard]] const std::map<std::string, ConfigValue, std::less<>>& values() const { return values_; }
+
+  /// Whether `path`, or a section above it, was written but rejected (wrong shape, type, unit or
+  /// range, or a misspelling of it was written): its absence is already explained, so checks must
+  /// not report it as missing.
+  [[nodiscard]] bool rejected(std::string_view path) const;
 
   /// Whether every key of this document (not counting referenced documents) was valid. Cross-key
   /// checks that read another document run only when it is complete, to avoid follow-on errors.
@@ -57,6 +69,7 @@ public:
   void set_child(std::string key, std::shared_ptr<const ConfigDocument> child);
   void set_section_location(std::string section, SourceLocation location);
   void set_complete(bool complete) { complete_ = complete; }
+  void set_rejected(std::string path) { rejected_.insert(std::move(path)); }
 
 private:
   DocumentKind kind_;
@@ -65,6 +78,7 @@ private:
   std::map<std::string, ConfigValue, std::less<>> values_;
   std::map<std::string, std::shared_ptr<const ConfigDocument>, std::less<>> children_;
   std::map<std::string, SourceLocation, std::less<>> sections_;
+  std::set<std::string, std::less<>> rejected_;
   bool complete_ = true;
 };
 

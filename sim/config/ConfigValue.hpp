@@ -3,7 +3,9 @@
 // the validator and reports can tell a given value from a default).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <variant>
+#include <vector>
 
 #include "config/KeySpec.hpp"
 #include "core/Errors.hpp"
@@ -19,11 +21,14 @@ enum class Origin {
 struct ConfigValue {
   /// Integer -> int64; Number and Quantity -> double (SI units); String, Enum -> string; Bool ->
   /// bool; monostate for a Derived default that the builder computes (ffn_hidden = 4*hidden).
-  using Data = std::variant<std::monostate, std::int64_t, double, bool, std::string>;
+  /// A list key -> its elements, each a ConfigValue of the element type with its own location
+  /// and key ("node.torus.dims[1]"); a Record element -> its fields, in the order written
+  /// (defaults last), each with key "node.custom.edges[3].bandwidth".
+  using Data = std::variant<std::monostate, std::int64_t, double, bool, std::string, std::vector<ConfigValue>>;
 
-  const KeySpec* spec = nullptr;
+  const KeySpec* spec = nullptr;  ///< for a list element, the list key; for a record field, the field
   Data data;
-  std::string text;         ///< as written ("300 GB/s"), or the default text
+  std::string text;         ///< as written ("300 GB/s", "[4, 4, 4]"), or the default text
   Origin origin = Origin::Given;
   SourceLocation location;  ///< of the value; for a default, of the closest enclosing section
   std::string key;          ///< the path diagnostics print (prefixed in inline documents)
@@ -34,6 +39,18 @@ struct ConfigValue {
   [[nodiscard]] double as_number() const { return std::get<double>(data); }
   [[nodiscard]] const std::string& as_string() const { return std::get<std::string>(data); }
   [[nodiscard]] bool as_bool() const { return std::get<bool>(data); }
+  /// An Integer or a Number (Quantity) as a double.
+  [[nodiscard]] double numeric() const {
+    return std::holds_alternative<double>(data) ? as_number() : static_cast<double>(as_integer());
+  }
+  /// The elements of a list, or the fields of a record element.
+  [[nodiscard]] const std::vector<ConfigValue>& as_list() const { return std::get<std::vector<ConfigValue>>(data); }
+  /// A field of a record element by name, or nullptr when it is absent.
+  [[nodiscard]] const ConfigValue* field(std::string_view name) const {
+    for (const ConfigValue& f : as_list())
+      if (f.spec && f.spec->path == name) return &f;
+    return nullptr;
+  }
 };
 
 }  // namespace clearfog::config

@@ -46,9 +46,10 @@ struct PendingOverride {
   YAML::Node value;
 };
 
-/// A scalar found for a leaf key, before it is typed.
+/// A node found for a leaf key, before it is typed: a scalar, or a sequence for a list key.
 struct RawValue {
-  std::string text;
+  YAML::Node node;
+  Source source;  ///< locates the elements of a list
   SourceLocation location;
   std::string display_key;
   Origin origin = Origin::Given;
@@ -71,6 +72,30 @@ std::string node_kind_text(const YAML::Node& node) {
     case YAML::NodeType::Undefined: return "nothing";
   }
   return "nothing";
+}
+
+/// A node as one line of flow YAML, for ConfigValue::text: "[4, 4, 4]", "{from: dev0, to: sw0}".
+std::string flow_text(const YAML::Node& node) {
+  std::vector<std::string> parts;
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar: return node.Scalar();
+    case YAML::NodeType::Sequence:
+      for (const auto& element : node) parts.push_back(flow_text(element));
+      return fmt::format("[{}]", fmt::join(parts, ", "));
+    case YAML::NodeType::Map:
+      for (const auto& entry : node) parts.push_back(fmt::format("{}: {}", flow_text(entry.first), flow_text(entry.second)));
+      return fmt::format("{{{}}}", fmt::join(parts, ", "));
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined: break;
+  }
+  return "";
+}
+
+/// Gives a value, its elements and their fields one location (a default has no position of its own).
+void relocate(ConfigValue& value, const SourceLocation& location) {
+  value.location = location;
+  if (auto* elements = std::get_if<std::vector<ConfigValue>>(&value.data))
+    for (ConfigValue& e : *elements) relocate(e, location);
 }
 
 std::string last_segment(std::string_view path) {
@@ -107,9 +132,9 @@ Typed type_scalar(const KeySpec& spec, const std::string& text) {
       std::int64_t n = 0;
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
       if (ec != std::errc{} || end != text.data() + text.size())
-        return {{}, fmt::format("expected {}, {}", expected_text(spec), got)};
+        return {{}, fmt::format("expected {}, {}", element_expected_text(spec), got)};
       if (n > INT_MAX || n < INT_MIN)
-        return {{}, fmt::format("expected {} below 2^31, {}", expected_text(spec), got)};
+        return {{}, fmt::format("expected {} below 2^31, {}", element_expected_text(spec), got)};
       if (!satisfies(spec.constraint, static_cast<double>(n))) return {{}, constraint_error()};
       return {n, {}};
     }
@@ -117,7 +142,7 @@ Typed type_scalar(const KeySpec& spec, const std::string& text) {
       double x = 0;
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
       if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(x))
-        return {{}, fmt::format("expected {}, {}", expected_text(spec), got)};
+        return {{}, fmt::format("expected {}, {}", element_expected_text(spec), got)};
       if (!satisfies(spec.constraint, x)) return {{}, constraint_error()};
       return {x, {}};
     }
@@ -140,10 +165,11 @@ Typed type_scalar(const KeySpec& spec, const std::string& text) {
     case KeyType::Bool:
       if (text == "true") return {true, {}};
       if (text == "false") return {false, {}};
-      return {{}, fmt::format("expected {}, {}", expected_text(spec), got)};
-    case KeyType::Reference: break;
+      return {{}, fmt::format("expected {}, {}", element_expected_text(spec), got)};
+    case KeyType::Reference:
+    case KeyType::Record: break;
   }
-  throw std::logic_error("type_scalar: a reference is not a scalar value");
+  throw std::logic_error("type_scalar: a reference or a record is not a scalar value");
 }
 
 /// Reads one document. Diagnostics go into `out`: those of this document first (in file order),
@@ -167,6 +193,8 @@ public:
     std::vector<Diagnostic> from_children;
     read_references(from_children);
     type_values();
+    for (const auto& path : invalid_) doc_->set_rejected(path);
+    for (const auto& path : misspelt_) doc_->set_rejected(path);
     doc_->set_complete(own_.empty());
     flush(out);
     out.insert(out.end(), from_children.begin(), from_children.end());
@@ -255,13 +283,13 @@ private:
         references_.insert_or_assign(path, RawReference{node, source, where, source.display(path)});
         return;
       }
-      if (!node.IsScalar()) {
+      if (spec->list ? !node.IsSequence() : !node.IsScalar()) {
         report(where, source.display(path),
                fmt::format("expected {}, got {}", expected_text(*spec), node_kind_text(node)));
         invalid_.insert(path);
         return;
       }
-      raw_.insert_or_assign(path, RawValue{node.Scalar(), where, source.display(path),
+      raw_.insert_or_assign(path, RawValue{node, source, where, source.display(path),
                                            source.from_override ? Origin::Overridden : Origin::Given});
       invalid_.erase(path);
       return;
@@ -382,34 +410,38 @@ private:
     }
   }
 
-  /// Types every raw scalar; fills in defaults; reports missing required keys.
+  /// Types every raw value; fills in defaults; reports missing required keys (those used only
+  /// under conditions are left to the semantic checks).
   void type_values() {
     for (const auto& spec : table_.keys()) {
       if (spec.type == KeyType::Kind || spec.type == KeyType::Reference) continue;
       if (const auto it = raw_.find(spec.path); it != raw_.end()) {
-        const RawValue& raw = it->second;
-        Typed typed = type_scalar(spec, raw.text);
-        if (!typed.error.empty()) {
-          report(raw.location, raw.display_key, std::move(typed.error));
-          continue;
-        }
-        doc_->set_value(spec.path, ConfigValue{&spec, std::move(typed.data), raw.text, raw.origin, raw.location,
-                                               raw.display_key});
+        if (auto value = type_value(spec, it->second))
+          doc_->set_value(spec.path, std::move(*value));
+        else
+          invalid_.insert(spec.path);
         continue;
       }
       if (invalid_.count(spec.path) || misspelt_.count(spec.path) || under_invalid_section(spec.path)) continue;
       const SourceLocation where = doc_->location_of(spec.path);
       switch (spec.presence) {
         case Presence::Required:
+          if (!spec.only_with.empty()) break;
           report(where, doc_->display_key(spec.path),
                  fmt::format("missing required key \"{}\" ({})", last_segment(spec.path), expected_text(spec)));
           break;
         case Presence::Defaulted: {
-          Typed typed = type_scalar(spec, spec.default_text);
-          if (!typed.error.empty())
-            throw std::logic_error(fmt::format("key table: bad default for {}: {}", spec.path, typed.error));
-          doc_->set_value(spec.path, ConfigValue{&spec, std::move(typed.data), spec.default_text, Origin::Defaulted,
-                                                 where, doc_->display_key(spec.path)});
+          // A list's default is written as flow YAML ("[]").
+          const RawValue raw{spec.list ? YAML::Load(spec.default_text) : YAML::Node(spec.default_text), source_,
+                             where, doc_->display_key(spec.path), Origin::Defaulted};
+          const std::size_t problems = own_.size();
+          auto value = type_value(spec, raw);
+          if (!value || own_.size() != problems)
+            throw std::logic_error(fmt::format("key table: bad default for {}: {}", spec.path,
+                                               own_.empty() ? "" : own_.back().message));
+          value->text = spec.default_text;
+          relocate(*value, where);
+          doc_->set_value(spec.path, std::move(*value));
           break;
         }
         case Presence::Derived:
@@ -419,6 +451,111 @@ private:
         case Presence::Optional: break;
       }
     }
+  }
+
+  /// Types a scalar or a list against its key; reports what is wrong and returns nullopt.
+  std::optional<ConfigValue> type_value(const KeySpec& spec, const RawValue& raw) {
+    if (!spec.list) {
+      Typed typed = type_scalar(spec, raw.node.Scalar());
+      if (!typed.error.empty()) {
+        report(raw.location, raw.display_key, std::move(typed.error));
+        return std::nullopt;
+      }
+      return ConfigValue{&spec, std::move(typed.data), raw.node.Scalar(), raw.origin, raw.location, raw.display_key};
+    }
+    // Every element is checked, so that one run reports every bad element.
+    bool valid = true;
+    std::vector<ConfigValue> elements;
+    std::size_t index = 0;
+    for (const auto& node : raw.node) {
+      const YAML::Node element = node;
+      const std::string key = fmt::format("{}[{}]", raw.display_key, index++);
+      const SourceLocation where = raw.source.location(element.Mark(), raw.location);
+      std::optional<ConfigValue> value;
+      if (spec.type == KeyType::Record) {
+        value = type_record(spec, element, raw.source, where, key, raw.origin);
+      } else if (!element.IsScalar()) {
+        report(where, key, fmt::format("expected {}, got {}", element_expected_text(spec), node_kind_text(element)));
+      } else if (Typed typed = type_scalar(spec, element.Scalar()); !typed.error.empty()) {
+        report(where, key, std::move(typed.error));
+      } else {
+        value = ConfigValue{&spec, std::move(typed.data), element.Scalar(), raw.origin, where, key};
+      }
+      if (value)
+        elements.push_back(std::move(*value));
+      else
+        valid = false;
+    }
+    if (!valid) return std::nullopt;
+    return ConfigValue{&spec, std::move(elements), flow_text(raw.node), raw.origin, raw.location, raw.display_key};
+  }
+
+  /// Types one element of a list of records: a mapping of the list key's fields.
+  std::optional<ConfigValue> type_record(const KeySpec& spec, const YAML::Node& node, const Source& source,
+                                         const SourceLocation& where, const std::string& key, Origin origin) {
+    if (!node.IsMap()) {
+      report(where, key, fmt::format("expected {}, got {}", element_expected_text(spec), node_kind_text(node)));
+      return std::nullopt;
+    }
+    std::vector<std::string> allowed;
+    for (const auto& f : spec.fields) allowed.push_back(f.path);
+    bool valid = true;
+    std::vector<ConfigValue> fields;
+    std::set<std::string> seen;  // written, or suggested for a misspelt name
+    for (const auto& entry : node) {
+      const YAML::Node name_node = entry.first;
+      const YAML::Node value = entry.second;
+      const SourceLocation name_location = source.location(name_node.Mark(), where);
+      if (!name_node.IsScalar()) {
+        report(name_location, key, fmt::format("keys must be plain names; allowed here: {}", fmt::join(allowed, ", ")));
+        valid = false;
+        continue;
+      }
+      const std::string& name = name_node.Scalar();
+      const std::string field_key = fmt::format("{}.{}", key, name);
+      const auto field = std::find_if(spec.fields.begin(), spec.fields.end(),
+                                      [&](const KeySpec& f) { return f.path == name; });
+      if (field == spec.fields.end()) {
+        report(name_location, field_key, unknown_key_message(name, name, allowed, ""));
+        // The suggested field is probably the one meant: do not also report it as missing.
+        if (auto best = closest_match(name, allowed)) seen.insert(*best);
+        valid = false;
+        continue;
+      }
+      seen.insert(name);
+      const SourceLocation value_location = source.location(value.Mark(), name_location);
+      Typed typed;
+      if (!value.IsScalar())
+        typed.error = fmt::format("expected {}, got {}", expected_text(*field), node_kind_text(value));
+      else
+        typed = type_scalar(*field, value.Scalar());
+      if (!typed.error.empty()) {
+        report(value_location, field_key, std::move(typed.error));
+        valid = false;
+        continue;
+      }
+      fields.push_back(ConfigValue{&*field, std::move(typed.data), value.Scalar(), origin, value_location, field_key});
+    }
+    for (const auto& f : spec.fields) {
+      if (seen.count(f.path)) continue;
+      const std::string field_key = fmt::format("{}.{}", key, f.path);
+      switch (f.presence) {
+        case Presence::Required:
+          report(where, field_key, fmt::format("missing required key \"{}\" ({})", f.path, expected_text(f)));
+          valid = false;
+          break;
+        case Presence::Defaulted:
+          fields.push_back(ConfigValue{&f, type_scalar(f, f.default_text).data, f.default_text, Origin::Defaulted,
+                                       where, field_key});
+          break;
+        case Presence::Derived:
+          fields.push_back(ConfigValue{&f, std::monostate{}, f.default_text, Origin::Defaulted, where, field_key});
+          break;
+        case Presence::Optional: break;
+      }
+    }
+    if (!valid) return std::nullopt;
+    return ConfigValue{&spec, std::move(fields), flow_text(node), origin, where, key};
   }
 
   bool under_invalid_section(const std::string& path) const {
@@ -435,7 +572,7 @@ private:
   std::map<std::string, RawValue> raw_;
   std::map<std::string, RawReference> references_;
   std::map<std::string, std::vector<PendingOverride>> child_overrides_;
-  std::set<std::string> invalid_;   ///< leaves and sections of the wrong YAML shape
+  std::set<std::string> invalid_;   ///< leaves and sections of the wrong YAML shape; leaves of a bad value
   std::set<std::string> misspelt_;  ///< keys suggested for an unknown key
 
 };

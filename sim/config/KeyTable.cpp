@@ -7,9 +7,14 @@ namespace clearfog::config {
 
 KeyTable::KeyTable(DocumentKind kind, std::string intro, std::vector<KeySpec> keys)
     : kind_(kind), intro_(std::move(intro)), keys_(std::move(keys)) {
-  for (const auto& k : keys_)
+  for (const auto& k : keys_) {
     if (is_section(k.path))
       throw std::logic_error("key table: \"" + k.path + "\" is both a key and a section");
+    if ((k.type == KeyType::Record) != !k.fields.empty() || (k.type == KeyType::Record && !k.list))
+      throw std::logic_error("key table: \"" + k.path + "\": a record, and only a record, has fields, and only in a list");
+    for (const auto& c : k.only_with)
+      if (!find(c.key)) throw std::logic_error("key table: \"" + k.path + "\" depends on undeclared \"" + c.key + "\"");
+  }
 }
 
 const KeySpec* KeyTable::find(std::string_view path) const {

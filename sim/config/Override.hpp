@@ -7,7 +7,7 @@ namespace clearfog::config {
 
 /// "--set key.path=value" from the command line, applied with the same validation as the file.
 /// `key` is relative to the root of the document being loaded and may descend into referenced
-/// documents ("platform.node.link.bandwidth"); `value` is read as a YAML scalar (or flow mapping).
+/// documents ("platform.node.link.bandwidth"); `value` is read as YAML: a scalar, or a flow list or mapping.
 struct Override {
   std::string key;
   std::string value;

@@ -6,12 +6,58 @@ namespace clearfog::config {
 
 using units::Dimension;
 
+namespace {
+
+std::string name_of(NodeTopology t) { return std::string(node_topology_name(t)); }
+std::string name_of(FabricTopology t) { return std::string(fabric_topology_name(t)); }
+
+/// node.topology is `t`.
+Condition node_is(NodeTopology t) { return Condition::one_of("node.topology", {name_of(t)}); }
+
+/// Several nodes: every fabric key but fabric.nodes is used only then.
+Condition several_nodes() { return Condition::greater("fabric.nodes", 1); }
+
+/// fabric.topology is `t` (and there is a fabric).
+std::vector<Condition> fabric_is(FabricTopology t) {
+  return {several_nodes(), Condition::one_of("fabric.topology", {name_of(t)})};
+}
+
+KeySpec bandwidth(std::string path, std::string description, std::vector<Condition> only_with = {}) {
+  return {.path = std::move(path),
+          .type = KeyType::Quantity,
+          .dimension = Dimension::Bandwidth,
+          .constraint = Constraint::Positive,
+          .description = std::move(description),
+          .only_with = std::move(only_with)};
+}
+
+KeySpec latency(std::string path, std::string description, std::vector<Condition> only_with = {}) {
+  return {.path = std::move(path),
+          .type = KeyType::Quantity,
+          .dimension = Dimension::Time,
+          .constraint = Constraint::NonNegative,
+          .description = std::move(description),
+          .only_with = std::move(only_with)};
+}
+
+/// A dragonfly count (SimGrid's DragonflyParams): required with a dragonfly fabric.
+KeySpec dragonfly(std::string name, std::string counts, std::string description) {
+  return {.path = "fabric.dragonfly." + std::move(name),
+          .type = KeyType::Integer,
+          .constraint = Constraint::AtLeastOne,
+          .counts = std::move(counts),
+          .description = std::move(description),
+          .only_with = fabric_is(FabricTopology::Dragonfly)};
+}
+
+}  // namespace
+
 KeyTable make_platform_table() {
   return KeyTable(
       DocumentKind::Platform,
-      "A machine: which accelerator, how many per node and how they are joined. Only single-node "
-      "platforms are simulated for now; the `fabric` keys are declared so that they are recognised, "
-      "but any use of them is an error.",
+      "A machine: which accelerator, how many per node and how they are joined (node), how nodes are "
+      "joined (fabric, when fabric.nodes > 1) and how closely collective libraries reach the links "
+      "(collectives). Keys that belong to one topology may only be given with that topology.",
       {
           kind_key(DocumentKind::Platform),
           {.path = "name", .description = "Human-readable name, e.g. \"DGX A100\"."},
@@ -21,58 +67,222 @@ KeyTable make_platform_table() {
            .type = KeyType::Reference,
            .referenced_kind = DocumentKind::Accelerator,
            .description = "The accelerator of every device."},
+
+          // The node.
           {.path = "node.devices",
            .type = KeyType::Integer,
            .constraint = Constraint::AtLeastOne,
            .counts = "devices",
-           .description = "Accelerators per node."},
+           .description = "Accelerators per node; named dev0 ... dev<n-1> in node.custom.edges."},
           {.path = "node.topology",
            .type = KeyType::Enum,
            .choices = names(kAllNodeTopologies, node_topology_name),
            .presence = Presence::Defaulted,
-           .default_text = std::string(node_topology_name(NodeTopology::Switch)),
+           .default_text = name_of(NodeTopology::Switch),
            .description = "How the devices of a node are joined. switch: every device has one "
-                          "full-bandwidth port to a non-blocking switch (NVSwitch)."},
-          {.path = "node.link.bandwidth",
-           .type = KeyType::Quantity,
-           .dimension = Dimension::Bandwidth,
-           .constraint = Constraint::Positive,
-           .description = "Bandwidth of a device's link, per device, per direction."},
-          {.path = "node.link.latency",
-           .type = KeyType::Quantity,
-           .dimension = Dimension::Time,
-           .constraint = Constraint::NonNegative,
-           .description = "Latency of one link (device to switch); a device-to-device route "
-                          "crosses two."},
+                          "full-bandwidth port to a non-blocking switch (NVSwitch); hybrid-cube-mesh: "
+                          "DGX-1's 8 GPUs, NVLink bricks between some pairs; pcie-tree: devices under "
+                          "PCIe switches under one host bridge; ring: a bidirectional ring (IPU-Links); "
+                          "full-mesh: a direct link between every pair; torus: a 2D/3D torus with "
+                          "wrap-around links (TPU ICI); custom: the edges of node.custom.edges."},
+          bandwidth("node.link.bandwidth",
+                    "Bandwidth per direction of one link. switch: a device's port to the switch; ring, "
+                    "full-mesh, torus: one device-to-device link; hybrid-cube-mesh: one NVLink brick "
+                    "(pairs joined by two bricks get twice this); pcie-tree: a device's link to its "
+                    "PCIe switch.",
+                    {Condition::none_of("node.topology", {name_of(NodeTopology::Custom)})}),
+          latency("node.link.latency",
+                  "Latency of one link (as for bandwidth); a switched device-to-device route crosses two.",
+                  {Condition::none_of("node.topology", {name_of(NodeTopology::Custom)})}),
+          {.path = "node.in_switch_reduction",
+           .type = KeyType::Bool,
+           .presence = Presence::Defaulted,
+           .default_text = "false",
+           .description = "The switch can reduce data sent to it (NVLink SHARP / NVLS on H100's "
+                          "NVSwitch); allows collectives.algorithm: in-switch.",
+           .only_with = {node_is(NodeTopology::Switch)}},
+          {.path = "node.pcie.switches",
+           .type = KeyType::Integer,
+           .constraint = Constraint::AtLeastOne,
+           .counts = "PCIe switches",
+           .description = "PCIe switches under the host bridge; devices are spread evenly over them, "
+                          "so the number must divide node.devices.",
+           .only_with = {node_is(NodeTopology::PcieTree)}},
+          bandwidth("node.pcie.uplink.bandwidth",
+                    "Bandwidth per direction of a PCIe switch's link to the host bridge.",
+                    {node_is(NodeTopology::PcieTree)}),
+          latency("node.pcie.uplink.latency", "Latency of a PCIe switch's link to the host bridge.",
+                  {node_is(NodeTopology::PcieTree)}),
+          {.path = "node.torus.dims",
+           .type = KeyType::Integer,
+           .constraint = Constraint::AtLeastOne,
+           .description = "Extent of each dimension of the torus, e.g. [4, 4, 4]; the product must be "
+                          "node.devices.",
+           .list = true,
+           .only_with = {node_is(NodeTopology::Torus)}},
+          {.path = "node.custom.switches",
+           .type = KeyType::String,
+           .presence = Presence::Defaulted,
+           .default_text = "[]",
+           .description = "Names of the vertices of node.custom.edges that are not devices (switches, "
+                          "host bridges); they must not look like a device name (dev0, dev1, ...).",
+           .list = true,
+           .only_with = {node_is(NodeTopology::Custom)}},
+          {.path = "node.custom.edges",
+           .type = KeyType::Record,
+           .description = "The links of a custom node, each full-duplex. Every device must be "
+                          "reachable from dev0.",
+           .list = true,
+           .fields =
+               {
+                   {.path = "from", .description = "One end: a device (dev0 ... dev<n-1>) or a switch name."},
+                   {.path = "to", .description = "The other end."},
+                   bandwidth("bandwidth", "Bandwidth per direction."),
+                   latency("latency", "Latency of the link."),
+               },
+           .only_with = {node_is(NodeTopology::Custom)}},
+
+          // The fabric between nodes.
           {.path = "fabric.nodes",
            .type = KeyType::Integer,
-           .presence = Presence::Optional,
+           .presence = Presence::Defaulted,
+           .default_text = "1",
            .constraint = Constraint::AtLeastOne,
            .counts = "nodes",
-           .description = "Not simulated yet. Number of nodes."},
+           .description = "Number of nodes; 1 is a single node and no fabric (every other fabric key "
+                          "needs more)."},
           {.path = "fabric.topology",
            .type = KeyType::Enum,
-           .choices = {"fat-tree", "torus", "dragonfly"},
-           .presence = Presence::Optional,
-           .description = "Not simulated yet. Topology of the inter-node fabric."},
+           .choices = names(kAllFabricTopologies, fabric_topology_name),
+           .presence = Presence::Defaulted,
+           .default_text = name_of(FabricTopology::FatTree),
+           .description = "How the nodes are joined: fat-tree (InfiniBand, with fabric.fat_tree.*), "
+                          "torus (fabric.torus.dims) or dragonfly (fabric.dragonfly.*).",
+           .only_with = {several_nodes()}},
           {.path = "fabric.nic.count",
            .type = KeyType::Integer,
-           .presence = Presence::Optional,
            .constraint = Constraint::AtLeastOne,
            .counts = "NICs",
-           .description = "Not simulated yet. Network interfaces per node."},
-          {.path = "fabric.nic.bandwidth",
+           .description = "Network interfaces per node; must divide node.devices.",
+           .only_with = {several_nodes()}},
+          bandwidth("fabric.nic.bandwidth", "Bandwidth of one NIC, per direction (usable, not line rate).",
+                    {several_nodes()}),
+          latency("fabric.nic.latency", "Latency from a NIC to its fabric switch.", {several_nodes()}),
+          {.path = "fabric.rail_optimized",
+           .type = KeyType::Bool,
+           .presence = Presence::Defaulted,
+           .default_text = "true",
+           .description = "NIC i serves devices i*devices/nic.count ... (i+1)*devices/nic.count-1, so "
+                          "each device uses one NIC (DGX rails); false: every device may use every NIC.",
+           .only_with = {several_nodes()}},
+          {.path = "fabric.link.bandwidth",
            .type = KeyType::Quantity,
            .dimension = Dimension::Bandwidth,
-           .presence = Presence::Optional,
+           .presence = Presence::Derived,
+           .default_text = "fabric.nic.bandwidth",
            .constraint = Constraint::Positive,
-           .description = "Not simulated yet. Bandwidth of one NIC, per direction."},
-          {.path = "fabric.nic.latency",
+           .description = "Bandwidth per direction of one link between fabric switches (fat-tree, "
+                          "dragonfly) or between nodes (torus).",
+           .only_with = {several_nodes()}},
+          {.path = "fabric.link.latency",
            .type = KeyType::Quantity,
            .dimension = Dimension::Time,
-           .presence = Presence::Optional,
+           .presence = Presence::Derived,
+           .default_text = "fabric.nic.latency",
            .constraint = Constraint::NonNegative,
-           .description = "Not simulated yet. Latency from a NIC to the fabric."},
+           .description = "Latency of one link between fabric switches or nodes.",
+           .only_with = {several_nodes()}},
+          {.path = "fabric.fat_tree.down",
+           .type = KeyType::Integer,
+           .presence = Presence::Derived,
+           .default_text = "[fabric.nodes]",
+           .constraint = Constraint::AtLeastOne,
+           .description = "Children of a switch at each level, from the leaves up (SimGrid's fat tree "
+                          "down counts); the product must be fabric.nodes. Default: one switch "
+                          "joining every node.",
+           .list = true,
+           .only_with = fabric_is(FabricTopology::FatTree)},
+          {.path = "fabric.fat_tree.up",
+           .type = KeyType::Integer,
+           .presence = Presence::Derived,
+           .default_text = "[1, ...]",
+           .constraint = Constraint::AtLeastOne,
+           .description = "Parents of a node or switch at each level (SimGrid's up counts); one entry "
+                          "per level of fabric.fat_tree.down. Default: 1 per level.",
+           .list = true,
+           .only_with = fabric_is(FabricTopology::FatTree)},
+          {.path = "fabric.fat_tree.parallel",
+           .type = KeyType::Integer,
+           .presence = Presence::Derived,
+           .default_text = "[1, ...]",
+           .constraint = Constraint::AtLeastOne,
+           .description = "Parallel links between a node or switch and each parent, per level. "
+                          "Default: 1 per level.",
+           .list = true,
+           .only_with = fabric_is(FabricTopology::FatTree)},
+          {.path = "fabric.torus.dims",
+           .type = KeyType::Integer,
+           .constraint = Constraint::AtLeastOne,
+           .description = "Extent of each dimension of a torus of nodes; the product must be "
+                          "fabric.nodes.",
+           .list = true,
+           .only_with = fabric_is(FabricTopology::Torus)},
+          dragonfly("groups", "groups", "Groups of the dragonfly."),
+          dragonfly("group_links", "links", "Links between two groups."),
+          dragonfly("chassis", "chassis", "Chassis per group."),
+          dragonfly("chassis_links", "links", "Links between two chassis of a group."),
+          dragonfly("routers", "routers", "Routers per chassis."),
+          dragonfly("router_links", "links", "Links between two routers of a chassis."),
+          dragonfly("nodes_per_router", "nodes",
+                    "Nodes per router; groups*chassis*routers*nodes_per_router must be fabric.nodes."),
+          {.path = "fabric.in_network_reduction",
+           .type = KeyType::Bool,
+           .presence = Presence::Defaulted,
+           .default_text = "false",
+           .description = "The fabric switches can reduce (InfiniBand SHARP); allows "
+                          "collectives.algorithm: in-switch across nodes.",
+           .only_with = {several_nodes()}},
+
+          // How well collective libraries use the links (calibration).
+          {.path = "collectives.efficiency",
+           .type = KeyType::Number,
+           .presence = Presence::Defaulted,
+           .default_text = "1",
+           .constraint = Constraint::Fraction,
+           .description = "Achieved / nominal link bandwidth of collectives on large messages."},
+          {.path = "collectives.step_overhead",
+           .type = KeyType::Quantity,
+           .dimension = Dimension::Time,
+           .presence = Presence::Defaulted,
+           .default_text = "0 us",
+           .constraint = Constraint::NonNegative,
+           .description = "Fixed cost of each step of a collective algorithm (kernel launch, "
+                          "protocol, synchronisation)."},
+          {.path = "collectives.chunk",
+           .type = KeyType::Quantity,
+           .dimension = Dimension::Bytes,
+           .presence = Presence::Defaulted,
+           .default_text = "0 B",
+           .constraint = Constraint::NonNegative,
+           .description = "Pipelining chunk of large messages; 0 B: no chunking."},
+          {.path = "collectives.low_latency.efficiency",
+           .type = KeyType::Number,
+           .presence = Presence::Optional,
+           .constraint = Constraint::Fraction,
+           .description = "Payload / link bandwidth of a low-latency protocol (NCCL LL-like: a flag with "
+                          "every 8 bytes); absent: collectives use only the bandwidth protocol above."},
+          {.path = "collectives.low_latency.step_overhead",
+           .type = KeyType::Quantity,
+           .dimension = Dimension::Time,
+           .presence = Presence::Defaulted,
+           .default_text = "0 us",
+           .constraint = Constraint::NonNegative,
+           .description = "Fixed cost of each step with the low-latency protocol.",
+           .only_with = {Condition::greater("collectives.low_latency.efficiency", 0)}},
+          {.path = "collectives.source",
+           .presence = Presence::Defaulted,
+           .default_text = "",
+           .description = "The measurements the collectives figures are fitted to."},
       });
 }
 

@@ -112,12 +112,31 @@ struct FabricSpec {
   bool in_network_reduction = false; // SHARP-like reduction in the fabric switches
 };
 
+/// One way a collective library moves data (NCCL's Simple, LL, LL128): what a step costs and
+/// which fraction of the link bandwidth carries payload (LL sends a flag with every 8 bytes).
+struct CollectiveProtocol {
+  std::string name;
+  double efficiency = 1.0;     // payload / link bandwidth, (0, 1]
+  double step_overhead_s = 0;  // fixed cost of each algorithm step
+};
+
 /// How close collective libraries get to the links on this platform (from measurements).
 struct CollectiveCalibration {
   double efficiency = 1.0;   // achieved / nominal link bandwidth for large messages, (0, 1]
   double step_overhead_s = 0; // fixed cost of each algorithm step (kernel, protocol, synchronisation)
   double chunk_B = 0;         // pipelining chunk for large messages; 0 = no chunking
+  // Optional low-latency protocol (NCCL LL-like): cheaper steps, lower payload efficiency.
+  // Absent when low_latency_efficiency == 0.
+  double low_latency_efficiency = 0;
+  double low_latency_step_overhead_s = 0;
   std::string source;         // measurement the figures come from
+
+  /// The protocols a collective may use here: the bandwidth protocol, then the low-latency one.
+  [[nodiscard]] std::vector<CollectiveProtocol> protocols() const {
+    std::vector<CollectiveProtocol> p = {{"simple", efficiency, step_overhead_s}};
+    if (low_latency_efficiency > 0) p.push_back({"low-latency", low_latency_efficiency, low_latency_step_overhead_s});
+    return p;
+  }
 };
 
 struct PlatformSpec {

@@ -11,7 +11,7 @@ KeyTable make_scenario_table() {
   return KeyTable(
       DocumentKind::Scenario,
       "One simulation: a platform, a workload, how the model is trained and how it is parallelized. "
-      "dp*tp*pp must equal the platform's device count, global_batch must be divisible by "
+      "dp*tp*pp must equal the platform's device count (fabric.nodes x node.devices), global_batch must be divisible by "
       "dp*micro_batch, and the accelerator must have a `peak` for the training precision.",
       {
           kind_key(DocumentKind::Scenario),
@@ -80,6 +80,23 @@ KeyTable make_scenario_table() {
            .constraint = Constraint::AtLeastOne,
            .counts = "stages",
            .description = "Pipeline-parallel degree. Only 1 is simulated so far."},
+          {.path = "collectives.algorithm",
+           .type = KeyType::Enum,
+           .choices = names(kAllCollectiveAlgorithms, collective_algorithm_name),
+           .presence = Presence::Defaulted,
+           .default_text = std::string(collective_algorithm_name(CollectiveAlgorithm::Auto)),
+           .description = "Algorithm of every collective. auto: chosen per operation and size; ring; "
+                          "tree: double binary tree; halving-doubling: recursive halving-doubling; "
+                          "direct: pairwise exchange; hierarchical: inside nodes, then across them, "
+                          "then inside (needs fabric.nodes > 1); in-switch: the switch reduces (needs "
+                          "node.in_switch_reduction or fabric.in_network_reduction)."},
+          {.path = "collectives.fidelity",
+           .type = KeyType::Enum,
+           .choices = names(kAllFidelities, fidelity_name),
+           .presence = Presence::Defaulted,
+           .default_text = std::string(fidelity_name(Fidelity::Step)),
+           .description = "step: every step of an algorithm is a simulated message (O(P^2) events for "
+                          "a ring); fluid: one flow per link for the whole collective (O(P) events)."},
       });
 }
 

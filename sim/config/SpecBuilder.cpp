@@ -1,5 +1,7 @@
 #include "config/SpecBuilder.hpp"
 
+#include <charconv>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +24,41 @@ Enum enum_value(const ConfigDocument& document, std::string_view key, Parse pars
 
 }  // namespace
 
+/// "256x128" -> {256, 128}; nullopt unless two positive integers joined by 'x'.
+static std::optional<TileShape> parse_tile(std::string_view text) {
+  const auto x = text.find('x');
+  if (x == std::string_view::npos) return std::nullopt;
+  const auto number = [](std::string_view digits) -> std::optional<int> {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc{} || end != digits.data() + digits.size() || value <= 0) return std::nullopt;
+    return value;
+  };
+  const auto m = number(text.substr(0, x));
+  const auto n = number(text.substr(x + 1));
+  if (!m || !n) return std::nullopt;
+  return TileShape{*m, *n};
+}
+
+/// The tiles of `gemm.tiles`; every malformed element is reported with its location.
+static std::vector<TileShape> gemm_tiles_of(const ConfigDocument& document) {
+  std::vector<TileShape> tiles;
+  std::vector<Diagnostic> problems;
+  for (const ConfigValue& element : document.at("gemm.tiles").as_list()) {
+    if (const auto tile = parse_tile(element.as_string()))
+      tiles.push_back(*tile);
+    else
+      problems.push_back(Diagnostic{element.location, element.key,
+                                    "expected a tile \"MxN\" of two integers > 0 such as \"128x64\", got \"" +
+                                        element.as_string() + "\""});
+  }
+  if (tiles.empty() && problems.empty())
+    problems.push_back(Diagnostic{document.location_of("gemm.tiles"), document.display_key("gemm.tiles"),
+                                  "must list at least one tile such as \"128x128\""});
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+  return tiles;
+}
+
 AcceleratorSpec build_accelerator(const ConfigDocument& document) {
   AcceleratorSpec spec;
   spec.name = document.get_string("name");
@@ -35,20 +72,109 @@ AcceleratorSpec build_accelerator(const ConfigDocument& document) {
   spec.memory_bandwidth_Bps = document.get_number("memory.bandwidth");
   spec.sram_per_unit_B = document.get_number("sram.per_unit");
   spec.sram_shared_B = document.get_number("sram.shared");
-  if (const ConfigValue* power = document.find("power")) spec.power_W = power->as_number();
+  spec.sram_shared_bandwidth_Bps = document.get_number("sram.shared_bandwidth");
+  if (const ConfigValue* int4 = document.find("peak.int4")) spec.int4_peak_ops = int4->as_number();
+  spec.gemm_tiles = gemm_tiles_of(document);
+  spec.gemm_efficiency = document.get_number("gemm.efficiency");
+  spec.launch_overhead_s = document.get_number("kernel.launch_overhead");
+  spec.simd_width_bits = document.get_int("simd.width");
+  if (const ConfigValue* peak = document.find("power.peak")) spec.power_W = peak->as_number();
+  if (const ConfigValue* idle = document.find("power.idle")) spec.idle_power_W = idle->as_number();
   return spec;
 }
+
+namespace {
+
+/// A link from "<prefix>.bandwidth" and "<prefix>.latency", or zero when the keys are not there
+/// (not used by this topology).
+LinkSpec link_of(const ConfigDocument& document, const std::string& prefix) {
+  LinkSpec link;
+  if (const ConfigValue* bandwidth = document.find(prefix + ".bandwidth")) link.bandwidth_Bps = bandwidth->as_number();
+  if (const ConfigValue* latency = document.find(prefix + ".latency")) link.latency_s = latency->as_number();
+  return link;
+}
+
+NodeSpec build_node(const ConfigDocument& document) {
+  NodeSpec node;
+  node.devices = document.get_int("node.devices");
+  node.topology = enum_value<NodeTopology>(document, "node.topology", parse_node_topology);
+  node.link = link_of(document, "node.link");
+  // Keys of other topologies are rejected by the semantic checks; defaulted ones keep their default.
+  node.in_switch_reduction = document.get_bool("node.in_switch_reduction");
+  if (node.topology == NodeTopology::PcieTree) {
+    node.pcie_switches = document.get_int("node.pcie.switches");
+    node.pcie_uplink = link_of(document, "node.pcie.uplink");
+  }
+  if (node.topology == NodeTopology::Torus) node.torus_dims = document.get_int_list("node.torus.dims");
+  if (node.topology == NodeTopology::Custom) {
+    node.custom_switches = document.get_string_list("node.custom.switches");
+    for (const ConfigValue& edge : document.at("node.custom.edges").as_list())
+      node.custom_edges.push_back(CustomEdge{edge.field("from")->as_string(), edge.field("to")->as_string(),
+                                             LinkSpec{edge.field("bandwidth")->as_number(),
+                                                      edge.field("latency")->as_number()}});
+  }
+  return node;
+}
+
+/// An integer list, or `fallback` when the key is derived (not given).
+std::vector<int> int_list_or(const ConfigDocument& document, std::string_view key, std::vector<int> fallback) {
+  return document.at(key).is_derived() ? fallback : document.get_int_list(key);
+}
+
+FabricSpec build_fabric(const ConfigDocument& document) {
+  FabricSpec fabric;
+  fabric.nodes = document.get_int("fabric.nodes");
+  if (fabric.nodes == 1) return fabric;  // no fabric: every other key is unused
+  fabric.topology = enum_value<FabricTopology>(document, "fabric.topology", parse_fabric_topology);
+  fabric.nic_count = document.get_int("fabric.nic.count");
+  fabric.nic = link_of(document, "fabric.nic");
+  fabric.rail_optimized = document.get_bool("fabric.rail_optimized");
+  // Derived: switch-to-switch links as fast as a NIC.
+  const ConfigValue& bandwidth = document.at("fabric.link.bandwidth");
+  const ConfigValue& latency = document.at("fabric.link.latency");
+  fabric.link.bandwidth_Bps = bandwidth.is_derived() ? fabric.nic.bandwidth_Bps : bandwidth.as_number();
+  fabric.link.latency_s = latency.is_derived() ? fabric.nic.latency_s : latency.as_number();
+  switch (fabric.topology) {
+    case FabricTopology::FatTree: {
+      // Derived: one switch joining every node; one parent and one link per level.
+      fabric.fat_tree_down = int_list_or(document, "fabric.fat_tree.down", {fabric.nodes});
+      const std::vector<int> ones(fabric.fat_tree_down.size(), 1);
+      fabric.fat_tree_up = int_list_or(document, "fabric.fat_tree.up", ones);
+      fabric.fat_tree_parallel = int_list_or(document, "fabric.fat_tree.parallel", ones);
+      break;
+    }
+    case FabricTopology::Torus: fabric.torus_dims = document.get_int_list("fabric.torus.dims"); break;
+    case FabricTopology::Dragonfly:
+      fabric.dragonfly = {document.get_int("fabric.dragonfly.groups"),
+                          document.get_int("fabric.dragonfly.group_links"),
+                          document.get_int("fabric.dragonfly.chassis"),
+                          document.get_int("fabric.dragonfly.chassis_links"),
+                          document.get_int("fabric.dragonfly.routers"),
+                          document.get_int("fabric.dragonfly.router_links"),
+                          document.get_int("fabric.dragonfly.nodes_per_router")};
+      break;
+  }
+  fabric.in_network_reduction = document.get_bool("fabric.in_network_reduction");
+  return fabric;
+}
+
+}  // namespace
 
 PlatformSpec build_platform(const ConfigDocument& document) {
   PlatformSpec spec;
   spec.name = document.get_string("name");
   spec.source = document.get_string("source");
   spec.accelerator = build_accelerator(child_of(document, "accelerator"));
-  spec.fabric.nodes = 1;  // the fabric section is rejected by the semantic checks
-  spec.node.devices = document.get_int("node.devices");
-  spec.node.topology = enum_value<NodeTopology>(document, "node.topology", parse_node_topology);
-  spec.node.link.bandwidth_Bps = document.get_number("node.link.bandwidth");
-  spec.node.link.latency_s = document.get_number("node.link.latency");
+  spec.node = build_node(document);
+  spec.fabric = build_fabric(document);
+  spec.collectives.efficiency = document.get_number("collectives.efficiency");
+  spec.collectives.step_overhead_s = document.get_number("collectives.step_overhead");
+  spec.collectives.chunk_B = document.get_number("collectives.chunk");
+  if (const ConfigValue* low_latency = document.find("collectives.low_latency.efficiency")) {
+    spec.collectives.low_latency_efficiency = low_latency->as_number();
+    spec.collectives.low_latency_step_overhead_s = document.get_number("collectives.low_latency.step_overhead");
+  }
+  spec.collectives.source = document.get_string("collectives.source");
   return spec;
 }
 
@@ -80,6 +206,9 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.parallelism.dp = document.get_int("parallelism.dp");
   spec.parallelism.tp = document.get_int("parallelism.tp");
   spec.parallelism.pp = document.get_int("parallelism.pp");
+  spec.collectives.algorithm =
+      enum_value<CollectiveAlgorithm>(document, "collectives.algorithm", parse_collective_algorithm);
+  spec.collectives.fidelity = enum_value<Fidelity>(document, "collectives.fidelity", parse_fidelity);
   return spec;
 }
 

@@ -2,18 +2,63 @@
 
 #include <spdlog/spdlog.h>
 
+#include "driver/CollectiveRun.hpp"
+#include "driver/TuningTable.hpp"
 #include "engine/Replay.hpp"
-#include "kernels/RooflineModel.hpp"
+#include "kernels/BlockedGemmModel.hpp"
 #include "topology/ClusterTopology.hpp"
 
 namespace clearfog::driver {
+namespace {
+
+/// Above this many ranks, auto-tuning simulates candidates at fluid fidelity: step fidelity costs
+/// O(P^2) events per candidate.
+constexpr int kStepTuningMaxRanks = 64;
+
+/// Gradient all-reduces over the data-parallel group, with the scenario's algorithm (or the
+/// tuning table's choice for `auto`) and the fastest protocol the platform offers for it.
+parallel::GradientReduction gradient_reduction(const topology::ClusterTopology& cluster,
+                                               const config::ScenarioSpec& scenario) {
+  const int dp = scenario.parallelism.dp;
+  parallel::GradientReduction r;
+  r.endpoints = cluster.endpoint_count();
+  r.members = collective_members(cluster, dp);
+  if (dp < 2) {
+    r.request = [members = r.members](double bytes) {
+      collectives::CollectiveRequest q;
+      q.ranks = members;
+      q.bytes = bytes;
+      return q;
+    };
+    return r;
+  }
+  const auto fidelity = scenario.collectives.fidelity;
+  const auto tuning_fidelity = dp > kStepTuningMaxRanks ? config::Fidelity::Fluid : fidelity;
+  auto table = std::make_shared<TuningTable>(
+      cached_tuning_table(cluster, dp, tuning_fidelity, {config::CollectiveOp::AllReduce}));
+  const auto algorithm = scenario.collectives.algorithm;
+  r.request = [&cluster, table, algorithm, fidelity, dp, members = r.members](double bytes) {
+    const auto choice = table->select(config::CollectiveOp::AllReduce, bytes,
+                                      algorithm == config::CollectiveAlgorithm::Auto
+                                          ? std::nullopt
+                                          : std::optional<config::CollectiveAlgorithm>(algorithm));
+    config::CollectiveProtocol protocol;
+    for (const auto& p : cluster.platform().collectives.protocols())
+      if (p.name == choice.protocol) protocol = p;
+    return make_request(cluster, {config::CollectiveOp::AllReduce, choice.algorithm, protocol, fidelity, dp, bytes},
+                        members);
+  };
+  return r;
+}
+
+}  // namespace
 
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario) {
   ScenarioRun run;
-  const kernels::RooflineModel costs(scenario.platform.accelerator);
-  run.step = parallel::plan_data_parallel_step(scenario, costs);
-  spdlog::debug("planned {} ranks, {} gradient buckets", run.step.plan.rank_count(), run.step.buckets.size());
   const auto topology = topology::ClusterTopology::build(scenario.platform);
+  const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
+  run.step = parallel::plan_data_parallel_step(scenario, costs, gradient_reduction(topology, scenario));
+  spdlog::debug("planned {} ranks, {} gradient buckets", run.step.plan.rank_count(), run.step.buckets.size());
   run.simulation = engine::simulate(topology, run.step.plan);
   run.metrics = report::compute_step_metrics(scenario, run.step, run.simulation);
   return run;

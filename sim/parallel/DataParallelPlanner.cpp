@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <numeric>
 
-#include "collectives/RingAllReduce.hpp"
 #include "workload/TransformerModel.hpp"
 
 namespace clearfog::parallel {
@@ -28,7 +28,24 @@ std::vector<GradientTensor> layer_gradient_tensors(const config::WorkloadSpec& w
   return tensors;
 }
 
-StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs) {
+GradientReduction plain_ring_reduction(int dp) {
+  GradientReduction r;
+  r.endpoints = dp;
+  r.members.resize(dp);
+  std::iota(r.members.begin(), r.members.end(), 0);
+  r.request = [members = r.members](double bytes) {
+    collectives::CollectiveRequest q;
+    q.op = config::CollectiveOp::AllReduce;
+    q.algorithm = config::CollectiveAlgorithm::Ring;
+    q.ranks = members;
+    q.bytes = bytes;
+    return q;
+  };
+  return r;
+}
+
+StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
+                                 const GradientReduction& reduction) {
   const auto& w = scenario.workload;
   const auto& training = scenario.training;
   const workload::TransformerModel model(w, training.micro_batch, training.precision);
@@ -77,7 +94,7 @@ StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const ker
                                         [](double s, const GradientTensor& t) { return s + t.bytes; });
   if (dp > 1) step.buckets = make_gradient_buckets(tensors, training.bucket_size_B);
 
-  step.plan.ranks.resize(dp);
+  step.plan.ranks.resize(std::max(dp, reduction.endpoints));
   std::vector<std::vector<OpIndex>> slot_op(dp, std::vector<OpIndex>(layers + 2));
   for (int r = 0; r < dp; ++r) {
     auto& prog = step.plan.ranks[r];
@@ -98,16 +115,20 @@ StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const ker
     }
   }
 
-  std::vector<int> ring(dp);
-  std::iota(ring.begin(), ring.end(), 0);
+  // Bucket all-reduces, in bucket order on each device's communication stream.
   collectives::TagAllocator tags;
   std::vector<OpIndex> reduced(dp);
+  const auto& members = reduction.members;
   for (std::size_t b = 0; b < step.buckets.size(); ++b) {
-    std::vector<std::vector<OpIndex>> deps(dp);
-    for (int r = 0; r < dp; ++r) deps[r] = {slot_op[r][step.buckets[b].ready_slot]};
-    reduced = collectives::append_ring_all_reduce(step.plan, ring, step.buckets[b].bytes, Stream::Comm,
-                                                  Category::DataParallelComm, fmt::format("allreduce.b{}", b),
-                                                  deps, tags);
+    auto request = reduction.request(step.buckets[b].bytes);
+    request.stream = Stream::Comm;
+    request.category = Category::DataParallelComm;
+    request.name = fmt::format("allreduce.b{}", b);
+    request.deps.assign(members.size(), {});
+    for (std::size_t i = 0; i < members.size(); ++i)
+      request.deps[i] = {slot_op[members[i]][step.buckets[b].ready_slot]};
+    const auto last = collectives::append_collective(step.plan, request, tags);
+    for (std::size_t i = 0; i < members.size(); ++i) reduced[members[i]] = last[i];
   }
   for (int r = 0; r < dp; ++r) {
     std::vector<OpIndex> deps;

@@ -4,8 +4,10 @@
 // for all but the last), the last backward launches one ring all-reduce per gradient bucket on
 // a communication stream as soon as the bucket is ready, and the optimizer step waits for the
 // last bucket. Pure: produces a program::Plan and the figures reports need.
+#include <functional>
 #include <vector>
 
+#include "collectives/Collective.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "kernels/Kernel.hpp"
 #include "parallel/GradientBuckets.hpp"
@@ -31,11 +33,24 @@ struct StepPlan {
   std::vector<PricedKernel> kernels;  // one layer, embedding, head and optimizer, priced
 };
 
+/// How gradient buckets are reduced: the data-parallel group and, for a bucket of `bytes`, the
+/// all-reduce to append (algorithm, protocol and platform calibration already chosen). The
+/// driver builds it from the platform; planners stay pure.
+struct GradientReduction {
+  int endpoints = 0;          // ranks of the plan: devices, plus reducing-switch endpoints
+  std::vector<int> members;   // the data-parallel group, in ring order
+  std::function<collectives::CollectiveRequest(double bytes)> request;
+};
+
+/// A plain ring over devices 0 … dp-1 with no calibration: the reference for tests and docs.
+GradientReduction plain_ring_reduction(int dp);
+
 /// Gradients of one transformer layer in the order backward produces them (PyTorch registers
 /// parameters in forward order and reduces in reverse).
 std::vector<GradientTensor> layer_gradient_tensors(const config::WorkloadSpec& workload, int layer,
                                                    double bytes_per_element, int ready_slot);
 
-StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs);
+StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
+                                 const GradientReduction& reduction);
 
 }  // namespace clearfog::parallel

@@ -2,21 +2,50 @@
 
 #include <fmt/format.h>
 
-#include <numeric>
+#include <algorithm>
 
 #include "core/Errors.hpp"
+#include "topology/FabricShape.hpp"
+#include "topology/RingOrder.hpp"
 
 namespace clearfog::topology {
+namespace {
+
+void check_fabric(const config::PlatformSpec& platform) {
+  const config::FabricSpec& fabric = platform.fabric;
+  if (fabric.nodes < 1) throw Error(fmt::format("topology: fabric.nodes must be >= 1, got {}", fabric.nodes));
+  if (fabric.nodes == 1) return;
+  if (fabric.nic_count < 1 || fabric.nic_count > platform.node.devices)
+    throw Error(fmt::format("topology: fabric.nic_count must be between 1 and node.devices ({}) when there are {} "
+                            "nodes, got {}",
+                            platform.node.devices, fabric.nodes, fabric.nic_count));
+  if (!(fabric.nic.bandwidth_Bps > 0))
+    throw Error(fmt::format("topology: fabric.nic.bandwidth must be > 0, got {} B/s", fabric.nic.bandwidth_Bps));
+  if (!(fabric.link.bandwidth_Bps > 0))
+    throw Error(fmt::format("topology: fabric.link.bandwidth must be > 0, got {} B/s", fabric.link.bandwidth_Bps));
+  const int leaves = fabric_leaf_count(fabric);
+  if (leaves != fabric.nodes)
+    throw Error(fmt::format("topology: the {} parameters describe {} nodes but fabric.nodes is {}",
+                            config::fabric_topology_name(fabric.topology), leaves, fabric.nodes));
+}
+
+}  // namespace
 
 ClusterTopology ClusterTopology::build(const config::PlatformSpec& platform) {
-  if (platform.fabric.nodes != 1)
-    throw Error(fmt::format("topology: multi-node fabrics ({} nodes) are not built yet", platform.fabric.nodes));
+  check_fabric(platform);
+  if (platform.node.in_switch_reduction && platform.node.topology != config::NodeTopology::Switch)
+    throw Error(fmt::format("topology: node.in_switch_reduction needs a switch node, got {}",
+                            config::node_topology_name(platform.node.topology)));
   ClusterTopology c;
   c.platform_ = platform;
   c.node_ = TopologyGraph::build(platform);
-  c.node_ring_.resize(platform.node.devices);
-  std::iota(c.node_ring_.begin(), c.node_ring_.end(), 0);
+  c.node_ring_ = topology::ring_order(c.node_, platform.node);
   return c;
+}
+
+int ClusterTopology::nic_of(int device) const {
+  const int nics = std::max(platform_.fabric.nic_count, 1);
+  return local_index(device) * nics / devices_per_node();
 }
 
 int ClusterTopology::endpoint_count() const {

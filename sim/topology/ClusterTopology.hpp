@@ -12,7 +12,10 @@ namespace clearfog::topology {
 
 class ClusterTopology {
 public:
-  /// Throws clearfog::Error if the platform cannot be built (the validator normally prevents it).
+  /// Throws clearfog::Error if the platform cannot be built (the validator normally prevents it):
+  /// bad node parameters (see TopologyGraph::build), a fabric whose parameters do not describe
+  /// fabric.nodes leaves, a multi-node platform without NICs, or in-switch reduction on a node
+  /// that has no switch.
   static ClusterTopology build(const config::PlatformSpec& platform);
 
   [[nodiscard]] const config::PlatformSpec& platform() const { return platform_; }
@@ -22,6 +25,9 @@ public:
   [[nodiscard]] int node_count() const { return platform_.fabric.nodes; }
   [[nodiscard]] int node_of(int device) const { return device / devices_per_node(); }
   [[nodiscard]] int local_index(int device) const { return device % devices_per_node(); }
+  /// The NIC (0 … fabric.nic_count-1) a device's traffic to other nodes leaves through: devices are
+  /// spread over the NICs in contiguous blocks, local device d uses NIC d * nic_count / devices.
+  [[nodiscard]] int nic_of(int device) const;
 
   /// The order in which a ring collective over all devices visits them: each node's ring order,
   /// node after node.
@@ -34,12 +40,12 @@ public:
   /// The endpoint of node `node`'s reducing switch, if it has one.
   [[nodiscard]] std::optional<int> reduction_switch(int node) const;
 
-  /// The ring order inside one node (local indices).
+  /// The ring order inside one node (local indices); see topology/RingOrder.hpp.
   [[nodiscard]] const std::vector<int>& node_ring_order() const { return node_ring_; }
 
 private:
   config::PlatformSpec platform_;
-  TopologyGraph node_;
+  TopologyGraph node_{NodeLayout{}};
   std::vector<int> node_ring_;
 };
 

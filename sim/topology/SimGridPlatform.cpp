@@ -1,45 +1,165 @@
 #include "topology/SimGridPlatform.hpp"
 
+#include <fmt/format.h>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
+#include "core/Errors.hpp"
+
 namespace sg4 = simgrid::s4u;
+using simgrid::kernel::routing::NetPoint;
 
 namespace clearfog::topology {
+namespace {
 
-SimGridPlatform build_simgrid_platform(const ClusterTopology& cluster, double host_speed) {
-  const TopologyGraph& topology = cluster.node();
-  const Graph& g = topology.graph();
-  auto* zone = sg4::create_full_zone("node0");
+sg4::LinkInRoute in_route(sg4::Link* link, bool forward) {
+  return {link, forward ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN};
+}
 
-  SimGridPlatform platform;
-  for (int d = 0; d < topology.device_count(); ++d) {
-    auto* host = zone->create_host(g[topology.device_vertex(d)].name, host_speed);
-    host->seal();
-    platform.hosts.push_back(host);
+/// Builds node zones; every node has the same graph, so its routes are looked up once.
+class NodeZoneBuilder {
+public:
+  NodeZoneBuilder(const ClusterTopology& cluster, double host_speed, SimGridPlatform& platform)
+      : cluster_(cluster), host_speed_(host_speed), platform_(platform) {
+    // A reducing switch only exists on switch nodes, which have exactly one switch vertex.
+    const Graph& g = cluster.node().graph();
+    for (Vertex v = 0; v < boost::num_vertices(g); ++v)
+      if (g[v].kind == VertexKind::Switch) {
+        switch_vertex_ = v;
+        break;
+      }
+    platform_.hosts.assign(static_cast<std::size_t>(cluster.endpoint_count()), nullptr);
   }
 
-  std::vector<sg4::SplitDuplexLink*> links;
-  for (const Link& l : topology.links()) {
-    auto* link = zone->create_split_duplex_link(l.name, l.bandwidth_Bps);
-    link->set_latency(l.latency_s);
+  /// Node `node`'s zone under `parent` (null for a lone node); returns its netpoint and gateway
+  /// (null without a fabric).
+  std::pair<NetPoint*, NetPoint*> build(int node, sg4::NetZone* parent) {
+    if (node < 0 || node >= cluster_.node_count())
+      throw Error(fmt::format("topology: the fabric zone asked for node {} of {}", node, cluster_.node_count()));
+    const TopologyGraph& topology = cluster_.node();
+    const config::PlatformSpec& spec = cluster_.platform();
+    const bool fabric = parent != nullptr;
+    const int per_node = cluster_.devices_per_node();
+
+    auto* zone = sg4::create_full_zone(fmt::format("node{}", node));
+    if (fabric) zone->set_parent(parent);
+
+    // Every netpoint first: a full zone sizes its route table on the first add_route().
+    std::vector<sg4::Host*> devices;
+    for (int d = 0; d < per_node; ++d) {
+      auto* host = zone->create_host(fmt::format("node{}.dev{}", node, d), host_speed_);
+      host->seal();
+      devices.push_back(host);
+      platform_.hosts[static_cast<std::size_t>(node * per_node + d)] = host;
+    }
+    sg4::Host* reducer = nullptr;
+    if (const auto endpoint = cluster_.reduction_switch(node)) {
+      reducer = zone->create_host(fmt::format("node{}.switch", node), host_speed_);
+      reducer->seal();
+      platform_.hosts[static_cast<std::size_t>(*endpoint)] = reducer;
+    }
+    NetPoint* gateway = fabric ? zone->create_router(fmt::format("node{}.gateway", node)) : nullptr;
+
+    std::vector<sg4::Link*> links;
+    for (const Link& l : topology.links())
+      links.push_back(make_link(zone, fmt::format("node{}.{}", node, l.name), l.bandwidth_Bps, l.latency_s));
+    std::vector<sg4::Link*> nics;
+    if (fabric)
+      for (int i = 0; i < spec.fabric.nic_count; ++i)
+        nics.push_back(make_link(zone, fmt::format("node{}.nic{}", node, i), spec.fabric.nic.bandwidth_Bps,
+                                 spec.fabric.nic.latency_s));
+
+    for (int a = 0; a < per_node; ++a) {
+      for (int b = 0; b < per_node; ++b) {
+        if (a == b) continue;
+        std::vector<sg4::LinkInRoute> route;
+        for (const Hop& hop : topology.route(a, b)) route.push_back(in_route(links[hop.edge_index], hop.forward));
+        zone->add_route(devices[a]->get_netpoint(), devices[b]->get_netpoint(), nullptr, nullptr, route,
+                        /*symmetrical=*/false);
+      }
+      if (reducer) {
+        const auto port = topology.link_between(topology.device_vertex(a), switch_vertex_);
+        if (!port) throw Error(fmt::format("topology: dev{} has no port on the reducing switch", a));
+        const bool device_is_from = topology.links()[*port].from == topology.device_vertex(a);
+        zone->add_route(devices[a]->get_netpoint(), reducer->get_netpoint(), nullptr, nullptr,
+                        {in_route(links[*port], device_is_from)}, false);
+        zone->add_route(reducer->get_netpoint(), devices[a]->get_netpoint(), nullptr, nullptr,
+                        {in_route(links[*port], !device_is_from)}, false);
+      }
+      if (gateway) {
+        sg4::Link* nic = nics[static_cast<std::size_t>(cluster_.nic_of(a))];
+        zone->add_route(devices[a]->get_netpoint(), gateway, nullptr, nullptr, {in_route(nic, true)}, false);
+        zone->add_route(gateway, devices[a]->get_netpoint(), nullptr, nullptr, {in_route(nic, false)}, false);
+      }
+    }
+    zone->seal();
+    return {zone->get_netpoint(), gateway};
+  }
+
+private:
+  static sg4::Link* make_link(sg4::NetZone* zone, const std::string& name, double bandwidth_Bps, double latency_s) {
+    auto* link = zone->create_split_duplex_link(name, bandwidth_Bps);
+    link->set_latency(latency_s);
     link->seal();
-    links.push_back(link);
+    return link;
   }
 
-  for (int a = 0; a < topology.device_count(); ++a) {
-    for (int b = 0; b < topology.device_count(); ++b) {
-      if (a == b) continue;
-      std::vector<sg4::LinkInRoute> route;
-      for (const Hop& hop : topology.route(a, b))
-        route.emplace_back(links[hop.edge_index],
-                           hop.forward ? sg4::LinkInRoute::Direction::UP : sg4::LinkInRoute::Direction::DOWN);
-      zone->add_route(platform.hosts[a]->get_netpoint(), platform.hosts[b]->get_netpoint(), nullptr, nullptr,
-                      route, /*symmetrical=*/false);
+  const ClusterTopology& cluster_;
+  double host_speed_;
+  SimGridPlatform& platform_;
+  std::size_t switch_vertex_ = 0;
+};
+
+template <typename To>
+std::vector<To> converted(const std::vector<int>& values) {
+  return std::vector<To>(values.begin(), values.end());
+}
+
+sg4::NetZone* build_fabric_zone(const config::FabricSpec& fabric, const sg4::ClusterCallbacks& callbacks) {
+  const double bw = fabric.link.bandwidth_Bps;
+  const double lat = fabric.link.latency_s;
+  const auto policy = sg4::Link::SharingPolicy::SPLITDUPLEX;  // each direction has the full bandwidth
+  switch (fabric.topology) {
+    case config::FabricTopology::FatTree: {
+      const sg4::FatTreeParams params(static_cast<unsigned>(fabric.fat_tree_down.size()),
+                                      converted<unsigned>(fabric.fat_tree_down), converted<unsigned>(fabric.fat_tree_up),
+                                      converted<unsigned>(fabric.fat_tree_parallel));
+      return sg4::create_fatTree_zone("fabric", nullptr, params, callbacks, bw, lat, policy);
+    }
+    case config::FabricTopology::Torus:
+      return sg4::create_torus_zone("fabric", nullptr, converted<unsigned long>(fabric.torus_dims), callbacks, bw, lat,
+                                    policy);
+    case config::FabricTopology::Dragonfly: {
+      const auto& d = fabric.dragonfly;
+      auto u = [](int v) { return static_cast<unsigned>(v); };
+      const sg4::DragonflyParams params({u(d[0]), u(d[1])}, {u(d[2]), u(d[3])}, {u(d[4]), u(d[5])}, u(d[6]));
+      return sg4::create_dragonfly_zone("fabric", nullptr, params, callbacks, bw, lat, policy);
     }
   }
-  zone->seal();
+  throw Error("topology: unknown fabric topology");
+}
+
+}  // namespace
+
+SimGridPlatform build_simgrid_platform(const ClusterTopology& cluster, double host_speed) {
+  SimGridPlatform platform;
+  NodeZoneBuilder nodes(cluster, host_speed, platform);
+  if (cluster.node_count() == 1) {
+    nodes.build(0, nullptr);
+    return platform;
+  }
+  // SimGrid calls back once per leaf with the leaf's id (0 … nodes-1); each leaf is a node zone
+  // whose gateway router connects it to the fabric.
+  const sg4::ClusterCallbacks callbacks(
+      [&nodes](sg4::NetZone* fabric, const std::vector<unsigned long>& /*coord*/, unsigned long id) {
+        return nodes.build(static_cast<int>(id), fabric);
+      });
+  build_fabric_zone(cluster.platform().fabric, callbacks)->seal();
+  for (std::size_t e = 0; e < platform.hosts.size(); ++e)
+    if (platform.hosts[e] == nullptr)
+      throw Error(fmt::format("topology: the {} fabric left endpoint {} without a host",
+                              config::fabric_topology_name(cluster.platform().fabric.topology), e));
   return platform;
 }
 

@@ -4,80 +4,89 @@
 
 #include <algorithm>
 #include <limits>
+#include <mutex>
 
 #include "core/Errors.hpp"
+#include "topology/WidestShortestRoutes.hpp"
+#include "topology/nodes/NodeBuilders.hpp"
 
 namespace clearfog::topology {
 
-Vertex TopologyGraph::add_vertex(VertexKind kind, std::string name, int device) {
-  Vertex v = boost::add_vertex(VertexProps{kind, std::move(name), device}, graph_);
-  if (kind == VertexKind::Device) devices_.push_back(v);
-  return v;
-}
+/// Routes per source, filled on first use under the mutex. An entry, once filled, is never replaced
+/// (and the vector never grows), so references handed out stay valid for the graph's lifetime.
+struct TopologyGraph::RouteCache {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<const RoutesFrom>> from;
+};
 
-void TopologyGraph::add_link(Vertex a, Vertex b, std::string name, double bandwidth_Bps, double latency_s) {
-  auto [e, added] = boost::add_edge(a, b, EdgeProps{links_.size()}, graph_);
-  if (!added) throw Error(fmt::format("topology: duplicate link between {} and {}", graph_[a].name, graph_[b].name));
-  links_.push_back(Link{std::move(name), a, b, bandwidth_Bps, latency_s});
+TopologyGraph::TopologyGraph(NodeLayout layout) : routes_(std::make_shared<RouteCache>()) {
+  for (VertexProps& v : layout.vertices) {
+    const bool device = v.kind == VertexKind::Device;
+    if (device && v.device != static_cast<int>(devices_.size()))
+      throw Error(fmt::format("topology: device vertex {} is out of order", v.name));
+    const Vertex added = boost::add_vertex(std::move(v), graph_);
+    if (device) devices_.push_back(added);
+  }
+  for (std::size_t i = 0; i < layout.links.size(); ++i) {
+    const Link& l = layout.links[i];
+    if (l.from == l.to) throw Error(fmt::format("topology: link {} joins a vertex to itself", l.name));
+    if (link_between(l.from, l.to))
+      throw Error(fmt::format("topology: duplicate link between {} and {}", graph_[l.from].name, graph_[l.to].name));
+    if (!(l.bandwidth_Bps > 0))
+      throw Error(fmt::format("topology: link {}: bandwidth must be > 0, got {} B/s", l.name, l.bandwidth_Bps));
+    if (l.latency_s < 0)
+      throw Error(fmt::format("topology: link {}: latency must be >= 0, got {} s", l.name, l.latency_s));
+    boost::add_edge(l.from, l.to, EdgeProps{i}, graph_);
+  }
+  links_ = std::move(layout.links);
+  routes_->from.resize(devices_.size());
 }
 
 TopologyGraph TopologyGraph::build(const config::PlatformSpec& platform) {
-  TopologyGraph t;
-  const int n = platform.node.devices;
-  for (int d = 0; d < n; ++d) t.add_vertex(VertexKind::Device, fmt::format("dev{}", d), d);
-  switch (platform.node.topology) {
-    case config::NodeTopology::Switch: {
-      // A non-blocking crossbar: one port per device, so the switch itself needs no capacity.
-      Vertex sw = t.add_vertex(VertexKind::Switch, "switch0", -1);
-      for (int d = 0; d < n; ++d)
-        t.add_link(t.devices_[d], sw, fmt::format("dev{}-switch0", d), platform.node.link.bandwidth_Bps,
-                   platform.node.link.latency_s);
-      break;
+  TopologyGraph t(nodes::build_node_layout(platform.node));
+  if (platform.node.topology == config::NodeTopology::Custom) {
+    // Builders of the other kinds connect every device by construction; a custom edge list may not.
+    for (int a = 0; a < t.device_count(); ++a) {
+      const RoutesFrom& r = t.routes_from(a);
+      for (int b = 0; b < t.device_count(); ++b)
+        if (!r.reachable[b])
+          throw Error(fmt::format("topology: custom node: dev{} cannot be reached from dev{} (check node.custom_edges; "
+                                  "devices forward traffic only on paths without switches)",
+                                  b, a));
     }
-    default:
-      throw Error(fmt::format("topology: node topology {} is not built yet",
-                              config::node_topology_name(platform.node.topology)));
   }
   return t;
 }
 
-std::vector<Hop> TopologyGraph::route(int from, int to) const {
-  const Vertex src = device_vertex(from);
-  const Vertex dst = device_vertex(to);
-  const auto nv = boost::num_vertices(graph_);
-  std::vector<Edge> pred_edge(nv);
-  std::vector<bool> reached(nv, false);
-  reached[src] = true;
-  // BFS over vertices in index order: the first path found is the deterministic fewest-hop one.
-  std::vector<Vertex> frontier{src};
-  while (!frontier.empty() && !reached[dst]) {
-    std::vector<Vertex> next;
-    for (Vertex u : frontier) {
-      for (auto [it, end] = boost::out_edges(u, graph_); it != end; ++it) {
-        Vertex v = boost::target(*it, graph_);
-        if (reached[v]) continue;
-        // Only switches forward traffic: a device is an endpoint, never a hop.
-        reached[v] = true;
-        pred_edge[v] = *it;
-        if (graph_[v].kind == VertexKind::Switch) next.push_back(v);
-      }
-    }
-    frontier = std::move(next);
-  }
-  if (!reached[dst])
-    throw Error(fmt::format("topology: no route from {} to {}", graph_[src].name, graph_[dst].name));
+std::optional<std::size_t> TopologyGraph::link_between(Vertex a, Vertex b) const {
+  auto [e, exists] = boost::edge(a, b, graph_);
+  if (!exists) return std::nullopt;
+  return graph_[e].index;
+}
 
-  std::vector<Hop> hops;
-  for (Vertex v = dst; v != src;) {
-    const Edge e = pred_edge[v];
-    const Vertex u = boost::source(e, graph_) == v ? boost::target(e, graph_) : boost::source(e, graph_);
-    // Stored edges keep the orientation they were added with; compare against that.
-    const std::size_t index = graph_[e].index;
-    hops.push_back(Hop{index, links_[index].from == u});
-    v = u;
-  }
-  std::reverse(hops.begin(), hops.end());
-  return hops;
+double TopologyGraph::direct_bandwidth_Bps(int a, int b) const {
+  const auto link = link_between(device_vertex(a), device_vertex(b));
+  return link ? links_[*link].bandwidth_Bps : 0.0;
+}
+
+const RoutesFrom& TopologyGraph::routes_from(int from) const {
+  if (from < 0 || from >= device_count())
+    throw Error(fmt::format("topology: device {} out of range (node has {})", from, device_count()));
+  std::lock_guard lock(routes_->mutex);
+  auto& slot = routes_->from[static_cast<std::size_t>(from)];
+  if (!slot)
+    slot = std::make_unique<const RoutesFrom>(widest_shortest_routes(graph_, links_, devices_, device_vertex(from)));
+  return *slot;
+}
+
+const std::vector<Hop>& TopologyGraph::route(int from, int to) const {
+  const RoutesFrom& r = routes_from(from);
+  if (to < 0 || to >= device_count())
+    throw Error(fmt::format("topology: device {} out of range (node has {})", to, device_count()));
+  if (!r.reachable[to])
+    throw Error(fmt::format("topology: no route from {} to {}", graph_[device_vertex(from)].name,
+                            graph_[device_vertex(to)].name));
+  return r.to[to];
 }
 
 double TopologyGraph::route_latency_s(int from, int to) const {

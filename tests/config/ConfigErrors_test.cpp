@@ -85,12 +85,16 @@ TEST_CASE("config::Loader: reports a missing required key at its section", "[con
   check_diagnostic(diags[0], file, 1, 1, "hidden", "missing required key \"hidden\" (an integer >= 1)");
 }
 
-TEST_CASE("config::Loader: rejects a fabric section: one node only", "[config]") {
-  const auto file = fixture("bad/fabric.yaml");
+TEST_CASE("config::Loader: rejects fabric keys on a single node", "[config]") {
+  const auto file = fixture("bad/fabric_single_node.yaml");
   const auto diags = diagnostics_of([&] { load_platform(file); });
-  REQUIRE(diags.size() == 1);
-  check_diagnostic(diags[0], file, 10, 1, "fabric",
-                   "multi-node fabrics are not simulated yet; remove the fabric section (one node only)");
+  REQUIRE(diags.size() == 4);
+  const std::string message =
+      "only used when fabric.nodes > 1; fabric.nodes is 1 here; set fabric.nodes to the number of nodes";
+  check_diagnostic(diags[0], file, 11, 13, "fabric.topology", message);
+  check_diagnostic(diags[1], file, 12, 16, "fabric.nic.count", message);
+  check_diagnostic(diags[2], file, 12, 30, "fabric.nic.bandwidth", message);
+  check_diagnostic(diags[3], file, 12, 48, "fabric.nic.latency", message);
 }
 
 TEST_CASE("config::Loader: checks a scenario against its platform", "[config]") {
@@ -99,7 +103,14 @@ TEST_CASE("config::Loader: checks a scenario against its platform", "[config]") 
     const auto diags = diagnostics_of([&] { load_scenario(file); });
     REQUIRE(diags.size() == 1);
     check_diagnostic(diags[0], file, 8, 7, "parallelism.dp",
-                     "dp*tp*pp = 2*1*1 = 2 must equal the platform's 4 devices (node.devices 4 x 1 node)");
+                     "dp*tp*pp = 2*1*1 = 2 must equal the platform's 4 devices (node.devices 4 x fabric.nodes 1)");
+  }
+  SECTION("dp does not match the devices of several nodes") {
+    const auto file = fixture("bad/multi_node_dp.yaml");
+    const auto diags = diagnostics_of([&] { load_scenario(file); });
+    REQUIRE(diags.size() == 1);
+    check_diagnostic(diags[0], file, 8, 7, "parallelism.dp",
+                     "dp*tp*pp = 4*1*1 = 4 must equal the platform's 8 devices (node.devices 4 x fabric.nodes 2)");
   }
   SECTION("tp > 1") {
     const auto file = fixture("bad/tp.yaml");

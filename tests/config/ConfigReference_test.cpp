@@ -21,6 +21,10 @@ TEST_CASE("config::ConfigReference: explain lists every key of every kind", "[co
       CHECK_THAT(text, Contains(key.path));
       CHECK_THAT(markdown, Contains("| `" + key.path + "` |"));
       CHECK_THAT(markdown, Contains(key.description));
+      for (const auto& field : key.fields) {
+        CHECK_THAT(markdown, Contains("| `" + key.path + "[]." + field.path + "` |"));
+        CHECK_THAT(markdown, Contains(field.description));
+      }
     }
   }
 }
@@ -35,6 +39,26 @@ TEST_CASE("config::ConfigReference: tables show types, defaults and allowed valu
   const std::string platform = render_key_table(DocumentKind::Platform, false);
   CHECK_THAT(platform, Contains("fabric.topology"));
   CHECK_THAT(platform, Contains("fat-tree, torus, dragonfly"));
+}
+
+TEST_CASE("config::ConfigReference: lists, records and conditions are rendered", "[config]") {
+  const std::string platform = render_key_table(DocumentKind::Platform, true);
+  // Tables with conditional keys get a "used when" column; the others do not.
+  CHECK_THAT(platform, Contains("| key | type | default | allowed | used when | description |"));
+  CHECK_THAT(render_key_table(DocumentKind::Workload, true), !Contains("used when"));
+  CHECK_THAT(platform, Contains("| `node.torus.dims` | list of integers | required | each >= 1 | "
+                                "node.topology is torus |"));
+  CHECK_THAT(platform, Contains("| `node.custom.switches` | list of strings | `[]` | names | node.topology is custom |"));
+  CHECK_THAT(platform, Contains("| `node.custom.edges` | list of records | required | mappings (fields below) |"));
+  CHECK_THAT(platform, Contains("| `node.custom.edges[].bandwidth` | bandwidth | required | > 0, e.g. 300 GB/s |  |"));
+  CHECK_THAT(platform, Contains("| `node.link.bandwidth` | bandwidth | required | > 0, e.g. 300 GB/s | "
+                                "node.topology is not custom |"));
+  CHECK_THAT(platform, Contains("| `fabric.torus.dims` | list of integers | required | each >= 1 | "
+                                "fabric.nodes > 1 and fabric.topology is torus |"));
+  CHECK_THAT(platform, Contains("| `collectives.efficiency` | number | `1` | in (0, 1] |  |"));
+  const std::string text = render_key_table(DocumentKind::Platform, false);
+  CHECK_THAT(text, Contains("USED WHEN"));
+  CHECK_THAT(text, Contains("node.custom.edges[].latency"));
 }
 
 TEST_CASE("config::ConfigReference: docs/configuration.md is up to date", "[config]") {

@@ -18,7 +18,9 @@ TEST_CASE("config::KeyTable: sections are the prefixes of declared keys", "[conf
   CHECK_FALSE(platform.is_section("node.li"));
   CHECK(platform.find("node.link.bandwidth") != nullptr);
   CHECK(platform.find("node.link") == nullptr);
-  CHECK(platform.children("node") == std::vector<std::string>{"devices", "topology", "link"});
+  CHECK(platform.children("node") ==
+        std::vector<std::string>{"devices", "topology", "link", "in_switch_reduction", "pcie", "torus", "custom"});
+  CHECK(platform.children("fabric.nic") == std::vector<std::string>{"count", "bandwidth", "latency"});
   CHECK(platform.children("node.link") == std::vector<std::string>{"bandwidth", "latency"});
 }
 
@@ -35,6 +37,8 @@ TEST_CASE("config::KeyTable: every table is well formed", "[config]") {
       CHECK_FALSE(key.description.empty());
       if (key.type == KeyType::Enum) CHECK_FALSE(key.choices.empty());
       if (key.presence == Presence::Derived) CHECK_FALSE(key.default_text.empty());
+      if (key.type == KeyType::Record) CHECK(key.list);
+      for (const auto& c : key.only_with) CHECK(table.find(c.key) != nullptr);
     }
   }
 }

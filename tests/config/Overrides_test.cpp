@@ -137,11 +137,54 @@ TEST_CASE("config::Loader: rejects bad overrides at --set", "[config]") {
   SECTION("every bad override is reported, together with the file's errors") {
     const auto platform_diags = diagnostics_of([&] {
       load_platform(fixture("bad/negative_bandwidth.yaml"),
-                    {parse_override("node.devices=zero"), parse_override("fabric.nodes=2")});
+                    {parse_override("node.devices=zero"), parse_override("fabric.nic.count=2")});
     });
     REQUIRE(platform_diags.size() == 3);
     CHECK(platform_diags[0].location.line == 8);
     check_override_diagnostic(platform_diags[1], "node.devices", "expected an integer >= 1, got \"zero\"");
-    check_override_diagnostic(platform_diags[2], "fabric.nodes", "multi-node fabrics are not simulated yet");
+    check_override_diagnostic(platform_diags[2], "fabric.nic.count",
+                              "only used when fabric.nodes > 1; fabric.nodes is 1 here");
+  }
+}
+
+TEST_CASE("config::Loader: overrides list keys with flow YAML", "[config]") {
+  const auto torus = [](const std::string& dims) {
+    return std::vector<Override>{parse_override("node.topology=torus"), parse_override("node.devices=8"),
+                                 parse_override("node.torus.dims=" + dims)};
+  };
+  SECTION("a list of integers replaces the whole list") {
+    const auto p = load_platform(fixture("good/platform.yaml"), torus("[2,2,2]"));
+    CHECK(p.node.topology == NodeTopology::Torus);
+    CHECK(p.node.torus_dims == std::vector<int>{2, 2, 2});
+  }
+  SECTION("a bad element is named with its index") {
+    const auto diags = diagnostics_of([&] { load_platform(fixture("good/platform.yaml"), torus("[2, x, 2]")); });
+    REQUIRE(diags.size() == 1);
+    check_override_diagnostic(diags[0], "node.torus.dims[1]", "expected an integer >= 1, got \"x\"");
+  }
+  SECTION("a scalar where a list belongs") {
+    const auto diags = diagnostics_of([&] { load_platform(fixture("good/platform.yaml"), torus("8")); });
+    REQUIRE(diags.size() == 1);
+    check_override_diagnostic(diags[0], "node.torus.dims", "expected a list of integers >= 1, such as [4, 4], got \"8\"");
+  }
+  SECTION("a list of records, into a referenced platform") {
+    const auto s = load_scenario(
+        fixture("good/scenario.yaml"),
+        {parse_override("platform=" + fixture("good/custom-platform.yaml")),
+         parse_override("platform.node.custom.edges=[{from: dev0, to: dev1, bandwidth: 10 GB/s, latency: 1 us}, "
+                        "{from: dev1, to: dev2, bandwidth: 10 GB/s, latency: 1 us}, "
+                        "{from: dev2, to: dev3, bandwidth: 10 GB/s, latency: 1 us}]")});
+    REQUIRE(s.platform.node.custom_edges.size() == 3);
+    CHECK(s.platform.node.custom_edges[2].from == "dev2");
+    CHECK(s.platform.node.custom_edges[2].link.bandwidth_Bps == Approx(10e9));
+  }
+  SECTION("a record field without its unit") {
+    const auto diags = diagnostics_of([&] {
+      load_platform(fixture("good/custom-platform.yaml"),
+                    {parse_override("node.custom.edges=[{from: dev0, to: dev1, bandwidth: 10, latency: 1 us}]")});
+    });
+    // Only the element: the rejected list is not also reported as missing.
+    REQUIRE(diags.size() == 1);
+    check_override_diagnostic(diags[0], "node.custom.edges[0].bandwidth", "missing unit: \"10\"");
   }
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "config/ConfigLoader.hpp"
 #include "core/Errors.hpp"
@@ -37,7 +38,7 @@ TEST_CASE("config::Loader: every shipped YAML file validates", "[config]") {
       }
       ++files;
     }
-  CHECK(files >= 10);  // 3 accelerators, 2 platforms, 4 workloads, 1 scenario
+  CHECK(files >= 16);  // 3+ accelerators, 8 platforms, 4 workloads, 1 scenario
 }
 
 TEST_CASE("config::Loader: shipped accelerators carry their datasheet figures", "[config]") {
@@ -56,6 +57,13 @@ TEST_CASE("config::Loader: shipped accelerators carry their datasheet figures", 
     CHECK(a.sram_per_unit_B == 164 * kKiB);
     CHECK(a.sram_shared_B == Approx(40e6));
     CHECK(a.power_W == 400.0);
+    CHECK(a.int4_peak_ops == Approx(1248 * kTera));
+    CHECK(a.gemm_tiles.size() == 4);
+    CHECK(a.gemm_tiles.front() == TileShape{256, 128});
+    CHECK(a.gemm_efficiency == Approx(0.85));
+    CHECK(a.launch_overhead_s == Approx(4.5e-6));
+    CHECK(a.sram_shared_bandwidth_Bps == Approx(5 * kTera));
+    CHECK(a.simd_width_bits == 0);
   }
   SECTION("H100 SXM5") {
     const auto a = load_accelerator(shipped("platforms/accelerators/h100-sxm5.yaml"));
@@ -87,20 +95,123 @@ TEST_CASE("config::Loader: shipped accelerators carry their datasheet figures", 
   }
 }
 
+TEST_CASE("config::Loader: shipped non-GPU accelerators carry their stated figures", "[config]") {
+  SECTION("TPU v4: 8 MXUs of 128x128 at 1.05 GHz give 275 TFLOP/s bf16") {
+    const auto a = load_accelerator(shipped("platforms/accelerators/tpu-v4.yaml"));
+    CHECK(a.compute_units == 8);
+    CHECK(a.peak(DType::bf16) == Approx(275 * kTera));
+    CHECK(a.peak(DType::bf16) == Approx(8 * 128 * 128 * 2 * a.clock_Hz).epsilon(0.01));
+    CHECK(a.memory_capacity_B == Approx(32.0 * 1024 * 1024 * 1024));  // 32 GiB
+    CHECK(a.memory_bandwidth_Bps == Approx(1200 * kGiga));
+    CHECK(a.gemm_tiles == std::vector<TileShape>{{128, 128}});
+  }
+  SECTION("GC200 IPU: 1472 tiles, 900 MB on chip, 250 TFLOP/s fp16") {
+    const auto a = load_accelerator(shipped("platforms/accelerators/ipu-gc200.yaml"));
+    CHECK(a.compute_units == 1472);
+    CHECK(a.peak(DType::fp16) == Approx(250 * kTera));
+    CHECK(a.sram_shared_B == Approx(900e6));
+  }
+  SECTION("WSE-2: 40 GB of SRAM at 20 PB/s") {
+    const auto a = load_accelerator(shipped("platforms/accelerators/wse2.yaml"));
+    CHECK(a.compute_units == 850000);
+    CHECK(a.sram_shared_B == Approx(40 * kGiga));
+    CHECK(a.sram_shared_bandwidth_Bps == Approx(20e15));
+  }
+  SECTION("Cortex-A72: peaks derived from NEON issue rates") {
+    const auto a = load_accelerator(shipped("platforms/accelerators/cortex-a72.yaml"));
+    CHECK(a.compute_units == 4);
+    CHECK(a.simd_width_bits == 128);
+    // fp32: one 4-lane FMLA (8 FLOP) per cycle; int8: one 8-lane UMLAL (16 OP) per cycle.
+    CHECK(a.peak(DType::fp32) == Approx(4 * a.clock_Hz * 8));
+    CHECK(a.peak(DType::int8) == Approx(4 * a.clock_Hz * 16));
+  }
+}
+
 TEST_CASE("config::Loader: shipped platforms join 8 GPUs through a switch", "[config]") {
   SECTION("DGX A100") {
     const auto p = load_platform(shipped("platforms/dgx-a100.yaml"));
     CHECK(p.accelerator.name == "NVIDIA A100 SXM4 80GB");
     CHECK(p.device_count() == 8);
+    CHECK(p.fabric.nodes == 1);
     CHECK(p.node.topology == NodeTopology::Switch);
     CHECK(p.node.link.bandwidth_Bps == Approx(300 * kGiga));  // NVLink3, per direction
     CHECK(p.node.link.latency_s == Approx(1e-6));
+    CHECK_FALSE(p.node.in_switch_reduction);
+    // The nccl-tests fit of docs/validation.md: two protocols, as written in the file.
+    CHECK(p.collectives.efficiency == Approx(0.772));
+    CHECK(p.collectives.step_overhead_s == Approx(14e-6));
+    REQUIRE(p.collectives.protocols().size() == 2);
+    CHECK(p.collectives.low_latency_efficiency == Approx(0.40));
+    CHECK(p.collectives.low_latency_step_overhead_s == Approx(1e-6));
   }
   SECTION("DGX H100") {
     const auto p = load_platform(shipped("platforms/dgx-h100.yaml"));
     CHECK(p.accelerator.name == "NVIDIA H100 SXM5 80GB");
     CHECK(p.device_count() == 8);
     CHECK(p.node.link.bandwidth_Bps == Approx(450 * kGiga));  // NVLink4, per direction
+    CHECK(p.node.in_switch_reduction);                        // NVLS
+  }
+}
+
+TEST_CASE("config::Loader: shipped platforms of other node topologies", "[config]") {
+  SECTION("DGX-1: hybrid cube-mesh of NVLink2 bricks") {
+    const auto p = load_platform(shipped("platforms/dgx1-v100.yaml"));
+    CHECK(p.accelerator.name == "NVIDIA V100 SXM2 32GB");
+    CHECK(p.node.topology == NodeTopology::HybridCubeMesh);
+    CHECK(p.device_count() == 8);
+    CHECK(p.node.link.bandwidth_Bps == Approx(150 * kGiga / 6));  // 150 GB/s over 6 bricks
+  }
+  SECTION("PCIe Gen4 server: 8 GPUs under 2 switches") {
+    const auto p = load_platform(shipped("platforms/pcie-gen4-8gpu.yaml"));
+    CHECK(p.accelerator.name == "NVIDIA A100 SXM4 80GB");
+    CHECK(p.node.topology == NodeTopology::PcieTree);
+    CHECK(p.node.devices == 8);
+    CHECK(p.node.pcie_switches == 2);
+    CHECK(p.node.link.bandwidth_Bps == Approx(31.5 * kGiga));  // Gen4 x16, per direction
+    CHECK(p.node.pcie_uplink.bandwidth_Bps == Approx(31.5 * kGiga));
+    CHECK_FALSE(p.node.in_switch_reduction);
+  }
+  SECTION("IPU-POD16: a ring of 16 IPUs") {
+    const auto p = load_platform(shipped("platforms/ipu-pod16.yaml"));
+    CHECK(p.node.topology == NodeTopology::Ring);
+    CHECK(p.node.devices == 16);
+    CHECK(p.node.link.bandwidth_Bps == Approx(320 * kGiga / 2 / 2));  // per IPU, 2 directions, 2 neighbours
+  }
+  SECTION("TPU v4 4x4x4: a 3D torus of 64 chips") {
+    const auto p = load_platform(shipped("platforms/tpu-v4-4x4x4.yaml"));
+    CHECK(p.accelerator.name == "Google TPU v4");
+    CHECK(p.node.topology == NodeTopology::Torus);
+    CHECK(p.node.torus_dims == std::vector<int>{4, 4, 4});
+    CHECK(p.node.devices == 4 * 4 * 4);
+    // 1.1 PB/s pod all-reduce bandwidth / 4096 chips / 6 links, rounded to 45 GB/s.
+    CHECK(p.node.link.bandwidth_Bps == Approx(1.1e15 / 4096 / 6).epsilon(0.01));
+  }
+}
+
+TEST_CASE("config::Loader: shipped clusters join DGX nodes by a rail-optimized fat tree", "[config]") {
+  SECTION("DGX A100 cluster: HDR") {
+    const auto p = load_platform(shipped("platforms/dgx-a100-cluster.yaml"));
+    CHECK(p.fabric.nodes == 32);
+    CHECK(p.device_count() == 32 * 8);
+    CHECK(p.fabric.topology == FabricTopology::FatTree);
+    CHECK(p.fabric.nic_count == 8);
+    CHECK(p.fabric.nic.bandwidth_Bps == Approx(24 * kGiga));  // usable of HDR's 25 GB/s (nccl #412)
+    CHECK(p.fabric.rail_optimized);
+    CHECK(p.fabric.fat_tree_down == std::vector<int>{16, 2});
+    CHECK(p.fabric.fat_tree_down[0] * p.fabric.fat_tree_down[1] == p.fabric.nodes);
+    CHECK(p.fabric.fat_tree_up == std::vector<int>{1, 16});
+    CHECK(p.fabric.fat_tree_parallel == std::vector<int>{1, 1});
+    CHECK(p.collectives.efficiency == 1.0);
+    CHECK(p.collectives.step_overhead_s == 0.0);
+  }
+  SECTION("DGX H100 cluster: NDR") {
+    const auto p = load_platform(shipped("platforms/dgx-h100-cluster.yaml"));
+    CHECK(p.device_count() == 32 * 8);
+    CHECK(p.node.in_switch_reduction);
+    CHECK(p.fabric.nic_count == 8);
+    CHECK(p.fabric.nic.bandwidth_Bps == Approx(400e9 / 8 * 24 / 25));  // NDR line rate x HDR's usable share
+    CHECK(p.fabric.link.bandwidth_Bps == p.fabric.nic.bandwidth_Bps);
+    CHECK_FALSE(p.fabric.in_network_reduction);
   }
 }
 

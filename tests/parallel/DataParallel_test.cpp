@@ -35,7 +35,7 @@ struct Run {
 
 Run simulate(const config::ScenarioSpec& s) {
   Run run;
-  run.step = parallel::plan_data_parallel_step(s, ComputeOnlyModel{});
+  run.step = parallel::plan_data_parallel_step(s, ComputeOnlyModel{}, parallel::plain_ring_reduction(s.parallelism.dp));
   const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), run.step.plan);
   run.metrics = report::compute_step_metrics(s, run.step, result);
   return run;
@@ -78,7 +78,7 @@ TEST_CASE("parallel::GradientBuckets: buckets close at the cap and never split a
 
 TEST_CASE("parallel::DataParallel: gradients cover every parameter once", "[parallel]") {
   const auto s = scenario(4, 25e6);
-  const auto step = parallel::plan_data_parallel_step(s, ComputeOnlyModel{});
+  const auto step = parallel::plan_data_parallel_step(s, ComputeOnlyModel{}, parallel::plain_ring_reduction(s.parallelism.dp));
   CHECK(step.gradient_bytes == Approx(2.0 * parameters(s.workload)).epsilon(1e-12));
   double in_buckets = 0;
   for (const auto& b : step.buckets) in_buckets += b.bytes;

@@ -1,0 +1,154 @@
+// `clearfog collective`: one collective on a platform over a range of sizes, printed with the
+// columns of nccl-tests (size, count, time, algbw, busbw) so that simulated and measured tables
+// can be laid side by side.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/Command.hpp"
+#include "config/ConfigLoader.hpp"
+#include "core/Errors.hpp"
+#include "core/Units.hpp"
+#include "driver/CollectiveRun.hpp"
+#include "driver/TuningTable.hpp"
+
+namespace clearfog::app {
+namespace {
+
+ConfigError option_error(const std::string& option, const std::string& message) {
+  return ConfigError({Diagnostic{{option, 0, 0}, option, message}});
+}
+
+/// nccl-tests size syntax: a number with an optional binary suffix K, M, G (1K = 1024).
+double parse_size(const std::string& text, const std::string& option) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw option_error(option, fmt::format("expected a size such as 1K, 64M or 8G, got \"{}\"", text));
+  }
+  const std::string suffix = text.substr(used);
+  double scale = 1;
+  if (suffix == "K" || suffix == "k") scale = 1024.0;
+  else if (suffix == "M") scale = 1024.0 * 1024;
+  else if (suffix == "G") scale = 1024.0 * 1024 * 1024;
+  else if (!suffix.empty())
+    throw option_error(option, fmt::format("unknown size suffix \"{}\" in \"{}\"; allowed: K, M, G (powers of 1024)", suffix, text));
+  if (!(value * scale >= 1)) throw option_error(option, fmt::format("size must be at least 1 byte, got \"{}\"", text));
+  return value * scale;
+}
+
+std::vector<double> parse_sizes(const std::string& range, double factor) {
+  const auto colon = range.find(':');
+  const double lo = parse_size(range.substr(0, colon), "--sizes");
+  const double hi = colon == std::string::npos ? lo : parse_size(range.substr(colon + 1), "--sizes");
+  if (hi < lo) throw option_error("--sizes", fmt::format("the range \"{}\" ends below where it starts", range));
+  if (!(factor > 1)) throw option_error("--factor", "must be > 1");
+  std::vector<double> sizes;
+  for (double s = lo; s <= hi * (1 + 1e-12); s *= factor) sizes.push_back(std::round(s));
+  return sizes;
+}
+
+}  // namespace
+
+Command add_collective_command(CLI::App& app) {
+  struct Options {
+    std::string platform;
+    std::string op = "all_reduce";
+    std::string algo = "auto";
+    std::string fidelity = "step";
+    int ranks = 0;
+    std::string sizes = "1K:1G";
+    double factor = 2;
+    std::string format = "table";
+    bool tuning = false;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("collective", "simulate one collective over a range of sizes (nccl-tests columns)");
+  cmd->add_option("--platform", o->platform, "platform YAML file")->required();
+  cmd->add_option("--op", o->op, "all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, reduce, sendrecv");
+  cmd->add_option("--algo", o->algo, "auto, ring, tree, halving-doubling, direct, hierarchical, in-switch");
+  cmd->add_option("--fidelity", o->fidelity, "step (every message) or fluid (one flow per link)")
+      ->check(CLI::IsMember({"step", "fluid"}));
+  cmd->add_option("--ranks", o->ranks, "devices taking part (default: all)");
+  cmd->add_option("--sizes", o->sizes, "MIN:MAX in bytes with K, M, G suffixes (powers of 1024), e.g. 1K:8G");
+  cmd->add_option("--factor", o->factor, "size multiplier between rows (nccl-tests -f), default 2");
+  cmd->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_flag("--tuning", o->tuning, "print the auto-selection table of this platform instead");
+  return {cmd, [o] {
+            const auto op = config::parse_collective_op(o->op);
+            if (!op) throw option_error("--op", fmt::format("unknown operation \"{}\"; allowed: all_reduce, reduce_scatter, "
+                                                            "all_gather, all_to_all, broadcast, reduce, sendrecv", o->op));
+            const auto algo = config::parse_collective_algorithm(o->algo);
+            if (!algo) throw option_error("--algo", fmt::format("unknown algorithm \"{}\"; allowed: auto, ring, tree, "
+                                                                "halving-doubling, direct, hierarchical, in-switch", o->algo));
+            const auto fidelity = *config::parse_fidelity(o->fidelity);
+            const auto platform = config::load_platform(o->platform);
+            const auto cluster = topology::ClusterTopology::build(platform);
+            const int ranks = o->ranks == 0 ? cluster.device_count() : o->ranks;
+            driver::collective_members(cluster, ranks);  // validates --ranks
+
+            if (*algo != config::CollectiveAlgorithm::Auto) {
+              const auto allowed = driver::candidate_algorithms(cluster, *op, ranks);
+              if (std::find(allowed.begin(), allowed.end(), *algo) == allowed.end()) {
+                std::string names;
+                for (auto a : allowed) names += (names.empty() ? "" : ", ") + std::string(config::collective_algorithm_name(a));
+                throw option_error("--algo", fmt::format("{} cannot run {} over {} ranks of {}; allowed here: {}",
+                                                         o->algo, o->op, ranks, platform.name, names));
+              }
+            }
+            const bool auto_select = *algo == config::CollectiveAlgorithm::Auto;
+            const auto table = (o->tuning || auto_select) ? driver::cached_tuning_table(cluster, ranks, fidelity, {*op})
+                                                          : driver::TuningTable{};
+            if (o->tuning) {
+              std::cout << fmt::format("# tuning table: {} ranks of {}, fidelity {}\n", ranks, platform.name, o->fidelity);
+              std::cout << table.render();
+              return kExitOk;
+            }
+
+            nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+            std::string text = fmt::format(
+                "# clearfog collective: {} over {} ranks of {}, algorithm {}, fidelity {}\n"
+                "# busbw = algbw x {} (nccl-tests definitions)\n"
+                "{:>14}{:>14}{:>8}  {:<18}{:<13}{:>12}{:>13}{:>13}\n",
+                o->op, ranks, platform.name, o->algo, o->fidelity,
+                *op == config::CollectiveOp::AllReduce ? "2(n-1)/n" : (*op == config::CollectiveOp::Broadcast || *op == config::CollectiveOp::Reduce || *op == config::CollectiveOp::SendRecv) ? "1" : "(n-1)/n",
+                "size(B)", "count", "type", "algorithm", "protocol", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
+            for (double bytes : parse_sizes(o->sizes, o->factor)) {
+              // The fastest protocol for this algorithm and size, as NCCL's tuner would pick it.
+              const config::CollectiveAlgorithm algorithm = auto_select ? table.select(*op, bytes).algorithm : *algo;
+              config::CollectiveProtocol protocol;
+              driver::CollectiveTiming t;
+              for (const auto& p : platform.collectives.protocols()) {
+                const auto timing = driver::measure_collective(cluster, {*op, algorithm, p, fidelity, ranks, bytes});
+                if (protocol.name.empty() || timing.time_s < t.time_s) {
+                  protocol = p;
+                  t = timing;
+                }
+              }
+              const driver::TuningChoice choice{algorithm, protocol.name, t.time_s};
+              const auto count = static_cast<long long>(bytes / 4);  // float elements, as nccl-tests -d float
+              text += fmt::format("{:>14.0f}{:>14}{:>8}  {:<18}{:<13}{:>12.2f}{:>13.2f}{:>13.2f}\n", bytes, count, "float",
+                                  config::collective_algorithm_name(choice.algorithm), protocol.name, t.time_s * 1e6,
+                                  t.algbw_Bps / 1e9, t.busbw_Bps / 1e9);
+              rows.push_back({{"bytes", bytes}, {"count", count}, {"type", "float"},
+                              {"algorithm", config::collective_algorithm_name(choice.algorithm)},
+                              {"protocol", protocol.name}, {"time_us", t.time_s * 1e6},
+                              {"algbw_GBps", t.algbw_Bps / 1e9}, {"busbw_GBps", t.busbw_Bps / 1e9},
+                              {"messages", t.messages}});
+            }
+            if (o->format == "json") {
+              nlohmann::ordered_json j = {{"platform", platform.name}, {"op", o->op}, {"ranks", ranks},
+                                          {"algorithm", o->algo}, {"fidelity", o->fidelity}, {"rows", rows}};
+              std::cout << j.dump(2) << '\n';
+            } else {
+              std::cout << text;
+            }
+            return kExitOk;
+          }};
+}
+
+}  // namespace clearfog::app

@@ -1,0 +1,157 @@
+// `clearfog gemm --accelerator A.yaml --m M --n N --k K [--batch B] [--dtype D] [--format F]`:
+// price one GEMM with the blocked-GEMM model (or, for wXaY, the low-precision model) and print
+// time, throughput, efficiency, what bounds it, the tile and the quantization losses.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "app/Command.hpp"
+#include "config/ConfigLoader.hpp"
+#include "core/DType.hpp"
+#include "core/Errors.hpp"
+#include "kernels/BlockedGemmModel.hpp"
+#include "kernels/LowPrecisionGemmModel.hpp"
+
+namespace clearfog::app {
+
+namespace {
+
+struct Options {
+  std::string accelerator_file;
+  long long m = 0, n = 0, k = 0, batch = 1;
+  std::string dtype = "bf16";
+  std::string format = "text";
+};
+
+[[noreturn]] void bad_dtype(const std::string& text) {
+  std::string allowed;
+  for (DType d : kAllDTypes) allowed += fmt::format("{}, ", dtype_name(d));
+  throw ConfigError({Diagnostic{SourceLocation{"--dtype", 0, 0}, "dtype",
+                                fmt::format("unknown data type \"{}\"; allowed: {}int4 or wXaY with X, Y in 1..{} "
+                                            "(w3a3)",
+                                            text, allowed, kernels::kMaxLowPrecisionBits)}});
+}
+
+[[noreturn]] void no_peak(const Options& o, const config::AcceleratorSpec& acc, std::string_view dtype) {
+  throw ConfigError({Diagnostic{SourceLocation{o.accelerator_file, 0, 0}, fmt::format("peak.{}", dtype),
+                                fmt::format("accelerator \"{}\" has no {} peak; give peak.{} in its file or pick "
+                                            "another --dtype",
+                                            acc.name, dtype, dtype)}});
+}
+
+nlohmann::json gemm_json(const kernels::GemmEstimate& e, double peak) {
+  return {{"time_s", e.time_s},
+          {"tflops", e.flops_per_s / 1e12},
+          {"peak_tflops", peak / 1e12},
+          {"efficiency", e.efficiency},
+          {"bound", std::string(kernels::gemm_bound_name(e.bound))},
+          {"tile", fmt::format("{}x{}", e.tile.m, e.tile.n)},
+          {"tiles", e.tiles},
+          {"waves", e.waves},
+          {"wave_efficiency", e.wave_efficiency},
+          {"tile_efficiency", e.tile_efficiency},
+          {"l2_bytes", e.l2_bytes},
+          {"hbm_bytes", e.hbm_bytes}};
+}
+
+std::string gemm_text(const kernels::GemmEstimate& e, double peak, int units) {
+  std::string out;
+  out += fmt::format("  time             {:.3f} us\n", e.time_s * 1e6);
+  out += fmt::format("  throughput       {:.1f} TFLOP/s\n", e.flops_per_s / 1e12);
+  out += fmt::format("  efficiency       {:.1f} % of the {:.1f} TFLOP/s peak\n", 100 * e.efficiency, peak / 1e12);
+  out += fmt::format("  bound            {}\n", kernels::gemm_bound_name(e.bound));
+  out += fmt::format("  tile             {}x{}\n", e.tile.m, e.tile.n);
+  out += fmt::format("  tiles, waves     {} tiles in {} waves of {} units\n", e.tiles, e.waves, units);
+  out += fmt::format("  wave efficiency  {:.1f} % (tiles / (waves x units))\n", 100 * e.wave_efficiency);
+  out += fmt::format("  tile efficiency  {:.1f} % (useful / padded MACs)\n", 100 * e.tile_efficiency);
+  return out;
+}
+
+int run_gemm(const Options& o) {
+  const auto acc = config::load_accelerator(o.accelerator_file);
+  const kernels::GemmShape shape{o.m, o.n, o.k, o.batch};
+  const std::string header = fmt::format("GEMM {} x {} x {} (batch {}), {} on {}", o.m, o.n, o.k, o.batch, o.dtype,
+                                         acc.name);
+
+  if (const auto bits = kernels::parse_bit_widths(o.dtype)) {
+    const kernels::LowPrecisionGemmModel model(acc);
+    const auto est = model.estimate(shape, *bits);
+    const auto& best = est.chosen();
+    if (o.format == "json") {
+      nlohmann::json candidates = nlohmann::json::array();
+      for (const auto& c : est.candidates)
+        candidates.push_back({{"method", std::string(kernels::low_precision_method_name(c.method))},
+                              {"time_s", c.time_s},
+                              {"tops", c.ops_per_s / 1e12}});
+      nlohmann::json out = {{"accelerator", acc.name},   {"m", o.m},
+                            {"n", o.n},                  {"k", o.k},
+                            {"batch", o.batch},          {"dtype", o.dtype},
+                            {"method", std::string(kernels::low_precision_method_name(best.method))},
+                            {"time_s", best.time_s},     {"tops", best.ops_per_s / 1e12},
+                            {"candidates", candidates}};
+      if (best.packing) out["local_accumulations"] = best.packing->local_accumulations;
+      std::cout << out.dump(2) << '\n';
+      return kExitOk;
+    }
+    std::cout << header << '\n';
+    std::cout << fmt::format("  method           {}\n", kernels::low_precision_method_name(best.method));
+    std::cout << fmt::format("  time             {:.3f} us\n", best.time_s * 1e6);
+    std::cout << fmt::format("  throughput       {:.3f} TOP/s\n", best.ops_per_s / 1e12);
+    if (best.packing)
+      std::cout << fmt::format("  packing          {} scheme, {} products per multiply, field at bit {}, {} local "
+                               "accumulations before an extraction\n",
+                               kernels::packing_scheme_name(best.packing->scheme), best.packing->products_per_multiply,
+                               best.packing->field_shift, best.packing->local_accumulations);
+    if (best.gemm) std::cout << gemm_text(*best.gemm, best.gemm->flops_per_s / best.gemm->efficiency, acc.compute_units);
+    std::cout << "  candidates\n";
+    for (const auto& c : est.candidates)
+      std::cout << fmt::format("    {:<46} {:>12.3f} us  {:.2f}x the pick\n", kernels::low_precision_method_name(c.method),
+                               c.time_s * 1e6, c.time_s / best.time_s);
+    return kExitOk;
+  }
+
+  const kernels::BlockedGemmModel model(acc);
+  kernels::GemmArithmetic arithmetic;
+  if (o.dtype == "int4") {
+    if (!(acc.int4_peak_ops > 0)) no_peak(o, acc, "int4");
+    arithmetic = kernels::GemmArithmetic{"int4", acc.int4_peak_ops, 0.5};
+  } else {
+    const auto dtype = parse_dtype(o.dtype);
+    if (!dtype) bad_dtype(o.dtype);
+    if (!acc.supports(*dtype)) no_peak(o, acc, o.dtype);
+    arithmetic = model.arithmetic_of(*dtype);
+  }
+  const auto est = model.estimate(shape, arithmetic);
+  if (o.format == "json") {
+    auto out = gemm_json(est, arithmetic.peak_ops);
+    out["accelerator"] = acc.name;
+    out["m"] = o.m;
+    out["n"] = o.n;
+    out["k"] = o.k;
+    out["batch"] = o.batch;
+    out["dtype"] = o.dtype;
+    std::cout << out.dump(2) << '\n';
+  } else {
+    std::cout << header << " (blocked-GEMM model)\n" << gemm_text(est, arithmetic.peak_ops, acc.compute_units);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_gemm_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("gemm", "price one GEMM C[m x n] = A[m x k] B[k x n] on an accelerator");
+  cmd->add_option("--accelerator", o->accelerator_file, "accelerator YAML file")->required();
+  cmd->add_option("--m", o->m, "rows of A and C")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--n", o->n, "columns of B and C")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--k", o->k, "columns of A, rows of B")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", o->batch, "independent GEMMs of this shape (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--dtype", o->dtype, "fp32, tf32, fp16, bf16, fp8, int8, int4 or wXaY (w3a3), default bf16");
+  cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  return {cmd, [o] { return run_gemm(*o); }};
+}
+
+}  // namespace clearfog::app

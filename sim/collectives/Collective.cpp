@@ -1,0 +1,191 @@
+#include "collectives/Collective.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <set>
+
+#include "collectives/AppendSchedule.hpp"
+#include "collectives/Direct.hpp"
+#include "collectives/HalvingDoubling.hpp"
+#include "collectives/Hierarchical.hpp"
+#include "collectives/InSwitch.hpp"
+#include "collectives/Ring.hpp"
+#include "collectives/Tree.hpp"
+#include "core/Errors.hpp"
+
+namespace clearfog::collectives {
+namespace {
+
+using config::CollectiveAlgorithm;
+using config::CollectiveOp;
+
+std::string implemented_ops(CollectiveAlgorithm algorithm) {
+  std::string list;
+  for (CollectiveOp op : config::kAllCollectiveOps)
+    if (supports(op, algorithm)) list += fmt::format("{}{}", list.empty() ? "" : ", ", config::collective_op_name(op));
+  return list.empty() ? "nothing" : list;
+}
+
+void check(const program::Plan& plan, const CollectiveRequest& r) {
+  const int p = static_cast<int>(r.ranks.size());
+  if (p == 0) throw Error("has no members");
+  std::set<int> seen;
+  for (int rank : r.ranks) {
+    if (rank < 0 || rank >= plan.rank_count())
+      throw Error(fmt::format("member rank {} is outside the plan's ranks 0..{}", rank, plan.rank_count() - 1));
+    if (!seen.insert(rank).second) throw Error(fmt::format("names rank {} twice", rank));
+  }
+  if (!(r.bytes >= 0) || !std::isfinite(r.bytes)) throw Error(fmt::format("bytes must be >= 0, got {}", r.bytes));
+  if (!(r.step_overhead_s >= 0) || !(r.step_latency_s >= 0) || !(r.chunk_B >= 0))
+    throw Error(fmt::format("step_overhead_s, step_latency_s and chunk_B must be >= 0, got {}, {}, {}",
+                            r.step_overhead_s, r.step_latency_s, r.chunk_B));
+  if (r.channels < 1) throw Error(fmt::format("channels must be >= 1, got {}", r.channels));
+  if (!r.deps.empty() && static_cast<int>(r.deps.size()) != p)
+    throw Error(fmt::format("has {} members but dependencies for {}", p, r.deps.size()));
+  if ((r.op == CollectiveOp::Broadcast || r.op == CollectiveOp::Reduce) && (r.root < 0 || r.root >= p))
+    throw Error(fmt::format("root position {} is outside the members 0..{}", r.root, p - 1));
+  if (r.op == CollectiveOp::SendRecv && p != 2)
+    throw Error(fmt::format("sendrecv takes ranks = {{src, dst}}, got {} ranks", p));
+  if (r.algorithm == CollectiveAlgorithm::InSwitch) {
+    if (!r.switch_endpoint) throw Error("needs the reducing switch's endpoint, and the request names none "
+                                        "(the platform has no in-switch reduction?)");
+    const int sw = *r.switch_endpoint;
+    if (sw < 0 || sw >= plan.rank_count())
+      throw Error(fmt::format("switch endpoint {} is outside the plan's ranks 0..{}", sw, plan.rank_count() - 1));
+    if (seen.count(sw)) throw Error(fmt::format("switch endpoint {} is also a member", sw));
+  }
+}
+
+/// `channels` copies of a ring schedule over n / channels each, copy c with every node block of
+/// `ranks_per_node` consecutive members rotated by c (NCCL's rings across nodes).
+template <typename MakeRing>
+Schedule ring_channels(const CollectiveRequest& r, MakeRing make_ring) {
+  const int p = static_cast<int>(r.ranks.size());
+  const int m = r.ranks_per_node > 0 && p % r.ranks_per_node == 0 ? r.ranks_per_node : p;
+  Schedule all(p);
+  for (int c = 0; c < r.channels; ++c) {
+    std::vector<int> order;
+    order.reserve(p);
+    for (int block = 0; block < p / m; ++block)
+      for (int j = 0; j < m; ++j) order.push_back(block * m + (j + c) % m);
+    all.alongside(make_ring(p, r.bytes / r.channels, r.chunk_B).in_lane(c, r.channels).embedded(order, p));
+  }
+  return all;
+}
+
+Schedule schedule_for(const CollectiveRequest& r) {
+  const int p = static_cast<int>(r.ranks.size());
+  const double n = r.bytes;
+  const double chunk = r.chunk_B;
+  switch (r.algorithm) {
+    case CollectiveAlgorithm::Ring:
+      switch (r.op) {
+        case CollectiveOp::AllReduce:
+          if (r.channels > 1) return ring_channels(r, ring_all_reduce_schedule);
+          return ring_all_reduce_schedule(p, n, chunk);
+        case CollectiveOp::ReduceScatter:
+          if (r.channels > 1) return ring_channels(r, ring_reduce_scatter_schedule);
+          return ring_reduce_scatter_schedule(p, n, chunk);
+        case CollectiveOp::AllGather:
+          if (r.channels > 1) return ring_channels(r, ring_all_gather_schedule);
+          return ring_all_gather_schedule(p, n, chunk);
+        case CollectiveOp::Broadcast: return ring_broadcast_schedule(p, r.root, n, chunk);
+        case CollectiveOp::Reduce: return ring_reduce_schedule(p, r.root, n, chunk);
+        default: break;
+      }
+      break;
+    case CollectiveAlgorithm::Tree:
+      switch (r.op) {
+        case CollectiveOp::AllReduce: return tree_all_reduce_schedule(p, n, chunk);
+        case CollectiveOp::Broadcast: return binomial_broadcast_schedule(p, r.root, n);
+        case CollectiveOp::Reduce: return binomial_reduce_schedule(p, r.root, n);
+        default: break;
+      }
+      break;
+    case CollectiveAlgorithm::HalvingDoubling:
+      switch (r.op) {
+        case CollectiveOp::AllReduce: return halving_doubling_all_reduce_schedule(p, n);
+        case CollectiveOp::ReduceScatter: return halving_reduce_scatter_schedule(p, n);
+        case CollectiveOp::AllGather: return doubling_all_gather_schedule(p, n);
+        default: break;
+      }
+      break;
+    case CollectiveAlgorithm::Direct:
+      switch (r.op) {
+        case CollectiveOp::AllReduce: return direct_all_reduce_schedule(p, n);
+        case CollectiveOp::ReduceScatter: return direct_reduce_scatter_schedule(p, n);
+        case CollectiveOp::AllGather: return direct_all_gather_schedule(p, n);
+        case CollectiveOp::AllToAll: return pairwise_all_to_all_schedule(p, n);
+        case CollectiveOp::Broadcast: return direct_broadcast_schedule(p, r.root, n);
+        case CollectiveOp::Reduce: return direct_reduce_schedule(p, r.root, n);
+        case CollectiveOp::SendRecv: return sendrecv_schedule(n);
+      }
+      break;
+    case CollectiveAlgorithm::Hierarchical:
+      switch (r.op) {
+        case CollectiveOp::AllReduce: return hierarchical_all_reduce_schedule(p, r.ranks_per_node, n, chunk);
+        case CollectiveOp::ReduceScatter: return hierarchical_reduce_scatter_schedule(p, r.ranks_per_node, n, chunk);
+        case CollectiveOp::AllGather: return hierarchical_all_gather_schedule(p, r.ranks_per_node, n, chunk);
+        default: break;
+      }
+      break;
+    case CollectiveAlgorithm::InSwitch:
+      if (r.op == CollectiveOp::AllReduce) return in_switch_all_reduce_schedule(p, n, chunk);
+      break;
+    case CollectiveAlgorithm::Auto: break;
+  }
+  throw Error("unreachable: supports() and schedule_for() disagree");  // supports() is checked first
+}
+
+}  // namespace
+
+bool supports(CollectiveOp op, CollectiveAlgorithm algorithm) {
+  const bool rooted = op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce;
+  const bool reduce_or_gather =
+      op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
+  switch (algorithm) {
+    case CollectiveAlgorithm::Auto: return false;  // resolved to a real algorithm before planning
+    case CollectiveAlgorithm::Ring: return reduce_or_gather || rooted;
+    case CollectiveAlgorithm::Tree: return op == CollectiveOp::AllReduce || rooted;
+    case CollectiveAlgorithm::HalvingDoubling: return reduce_or_gather;
+    case CollectiveAlgorithm::Direct: return true;
+    case CollectiveAlgorithm::Hierarchical: return reduce_or_gather;
+    case CollectiveAlgorithm::InSwitch: return op == CollectiveOp::AllReduce;
+  }
+  return false;
+}
+
+std::vector<program::OpIndex> append_collective(program::Plan& plan, const CollectiveRequest& request,
+                                                TagAllocator& tags) {
+  const auto what = fmt::format("collective {} ({} algorithm{})", config::collective_op_name(request.op),
+                                config::collective_algorithm_name(request.algorithm),
+                                request.name.empty() ? "" : fmt::format(", '{}'", request.name));
+  if (request.algorithm == CollectiveAlgorithm::Auto)
+    throw Error(fmt::format("{}: 'auto' must be resolved to an algorithm before planning", what));
+  if (!supports(request.op, request.algorithm))
+    throw Error(fmt::format("{}: the {} algorithm has no {} (it implements: {})", what,
+                            config::collective_algorithm_name(request.algorithm),
+                            config::collective_op_name(request.op), implemented_ops(request.algorithm)));
+  Lowering lowering;
+  Schedule schedule(0);
+  try {
+    check(plan, request);
+    schedule = schedule_for(request);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", what, e.what()));
+  }
+  lowering.endpoints = request.ranks;
+  if (request.algorithm == CollectiveAlgorithm::InSwitch) lowering.endpoints.push_back(*request.switch_endpoint);
+  lowering.members = static_cast<int>(request.ranks.size());
+  lowering.fidelity = request.fidelity;
+  lowering.step_overhead_s = request.step_overhead_s;
+  lowering.step_latency_s = request.step_latency_s;
+  lowering.stream = request.stream;
+  lowering.category = request.category;
+  lowering.name = request.name;
+  lowering.deps = request.deps;
+  return append_schedule(plan, schedule, lowering, tags);
+}
+
+}  // namespace clearfog::collectives

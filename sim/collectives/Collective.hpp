@@ -1,0 +1,56 @@
+#pragma once
+// Every collective, planned as ops of a Plan. append_collective() checks the request, asks the
+// algorithm's file for its Schedule (pure: Ring.hpp, Tree.hpp, HalvingDoubling.hpp, Direct.hpp,
+// Hierarchical.hpp, InSwitch.hpp) and lowers it at the requested fidelity (AppendSchedule.hpp).
+// Schedules, times and sources: docs/collectives.md.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/TagAllocator.hpp"
+#include "config/CollectiveSpec.hpp"
+#include "program/Program.hpp"
+
+namespace clearfog::collectives {
+
+struct CollectiveRequest {
+  config::CollectiveOp op = config::CollectiveOp::AllReduce;
+  config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;  // never Auto here
+  config::Fidelity fidelity = config::Fidelity::Step;
+  std::vector<int> ranks;  // group members (global ranks of the plan), in ring order
+  /// B, nccl-tests convention: all_reduce, broadcast, reduce: the buffer; all_gather and
+  /// reduce_scatter: the total (count x members); all_to_all: each member's send buffer;
+  /// sendrecv: the message.
+  double bytes = 0;
+  int root = 0;             // position in `ranks` of the root (broadcast, reduce); sendrecv: ranks = {src, dst}
+  int ranks_per_node = 0;   // hierarchical: this many consecutive members share a node
+  /// Ring only (NCCL channels): the buffer is split over this many rings run side by side;
+  /// ring c visits each node's members rotated by c, so it leaves and enters every node through
+  /// different devices — and, rail-optimized, through different NICs.
+  int channels = 1;
+  std::optional<int> switch_endpoint;  // in-switch: the reducing switch's plan rank (ClusterTopology::reduction_switch)
+  double step_overhead_s = 0;  // paid by every step (Exchange::overhead_s), chunk steps included
+  double chunk_B = 0;          // pipelining chunk, B (0: none)
+  /// Fluid fidelity only: the latency of one step's messages (e.g. the route latency between
+  /// members). The planner does not know routes, so the caller says what the folded steps would
+  /// have paid; the fluid exchange adds (steps - 1) of it to its overhead, the last step's
+  /// latency being paid by its own transfers.
+  double step_latency_s = 0;
+  program::Stream stream = program::Stream::Comm;
+  program::Category category = program::Category::DataParallelComm;
+  std::string name = "collective";  // op names: "<name>.s<round>" (step) or "<name>" (fluid)
+  std::vector<std::vector<program::OpIndex>> deps;  // per member: ops to wait for first (empty: none)
+};
+
+/// Appends the collective; returns, per member, the op that ends its part (a zero-time marker
+/// for a member that exchanges nothing). `plan.ranks` must already cover every rank named,
+/// the switch endpoint included, which gets its own program (receive from all, send to all).
+/// Throws clearfog::Error for an (op, algorithm) pair that does not exist or a request that
+/// cannot be planned, naming both.
+std::vector<program::OpIndex> append_collective(program::Plan& plan, const CollectiveRequest& request,
+                                                TagAllocator& tags);
+
+/// Which algorithms implement which operations (for the CLI, auto-tuning and validation).
+bool supports(config::CollectiveOp op, config::CollectiveAlgorithm algorithm);
+
+}  // namespace clearfog::collectives

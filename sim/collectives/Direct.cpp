@@ -1,0 +1,50 @@
+#include "collectives/Direct.hpp"
+
+namespace clearfog::collectives {
+
+Schedule pairwise_all_to_all_schedule(int p, double bytes) {
+  Schedule s(p);
+  for (int step = 1; step < p; ++step)
+    for (int i = 0; i < p; ++i) s.send(i, (i + step) % p, bytes / p, step - 1);
+  return s;
+}
+
+Schedule direct_all_gather_schedule(int p, double bytes) {
+  Schedule s(p);
+  for (int i = 0; i < p; ++i)
+    for (int step = 1; step < p; ++step) s.send(i, (i + step) % p, bytes / p, 0);
+  return s;
+}
+
+Schedule direct_reduce_scatter_schedule(int p, double bytes) {
+  // Same traffic as the all-gather: member i receives every other member's part i and reduces it.
+  return direct_all_gather_schedule(p, bytes);
+}
+
+Schedule direct_all_reduce_schedule(int p, double bytes) {
+  Schedule s = direct_reduce_scatter_schedule(p, bytes);
+  s.then(direct_all_gather_schedule(p, bytes));
+  return s;
+}
+
+Schedule direct_broadcast_schedule(int p, int root, double bytes) {
+  Schedule s(p);
+  for (int i = 0; i < p; ++i)
+    if (i != root) s.send(root, i, bytes, 0);
+  return s;
+}
+
+Schedule direct_reduce_schedule(int p, int root, double bytes) {
+  Schedule s(p);
+  for (int i = 0; i < p; ++i)
+    if (i != root) s.send(i, root, bytes, 0);
+  return s;
+}
+
+Schedule sendrecv_schedule(double bytes) {
+  Schedule s(2);
+  s.send(0, 1, bytes, 0);
+  return s;
+}
+
+}  // namespace clearfog::collectives

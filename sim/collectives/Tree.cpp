@@ -1,0 +1,118 @@
+#include "collectives/Tree.hpp"
+
+#include <algorithm>
+
+namespace clearfog::collectives {
+namespace {
+
+/// NCCL's binary tree (src/graph/trees.cc, ncclGetBtree): rank 0 is the root with one child, the
+/// largest power of two below p; rank r hangs from the rank above its lowest set bit.
+int btree_parent(int p, int rank) {
+  if (rank == 0) return -1;
+  int bit = 1;
+  while (!(bit & rank)) bit <<= 1;
+  const int up = (rank ^ bit) | (bit << 1);
+  return up < p ? up : (rank ^ bit);
+}
+
+std::vector<std::vector<int>> children_of(const std::vector<int>& parents) {
+  std::vector<std::vector<int>> children(parents.size());
+  for (std::size_t v = 0; v < parents.size(); ++v)
+    if (parents[v] >= 0) children[parents[v]].push_back(static_cast<int>(v));
+  return children;
+}
+
+/// Height of each member above its deepest descendant (leaves 0).
+void heights(const std::vector<std::vector<int>>& children, int v, std::vector<int>& height) {
+  height[v] = 0;
+  for (int c : children[v]) {
+    heights(children, c, height);
+    height[v] = std::max(height[v], height[c] + 1);
+  }
+}
+
+void depths(const std::vector<std::vector<int>>& children, int v, int depth, std::vector<int>& out) {
+  out[v] = depth;
+  for (int c : children[v]) depths(children, c, depth + 1, out);
+}
+
+int root_of(const std::vector<int>& parents) {
+  return static_cast<int>(std::find(parents.begin(), parents.end(), -1) - parents.begin());
+}
+
+/// One tree's pipelined reduce-then-broadcast of `bytes` (see Tree.hpp for the rounds).
+Schedule tree_reduce_broadcast(const std::vector<int>& parents, double bytes, double chunk_B, int lane) {
+  const int p = static_cast<int>(parents.size());
+  Schedule s(p);
+  const auto children = children_of(parents);
+  const int root = root_of(parents);
+  std::vector<int> height(p), depth(p);
+  heights(children, root, height);
+  depths(children, root, 0, depth);
+  const int chunks = chunk_count(bytes, chunk_B);
+  const double chunk = bytes / chunks;
+  for (int j = 0; j < chunks; ++j) {
+    // Up: a member forwards chunk j once every child's part of it has arrived.
+    for (int v = 0; v < p; ++v)
+      if (parents[v] >= 0) s.send(v, parents[v], chunk, j + height[v], lane);
+    // Down: the root has the reduced chunk j after round j + height[root] - 1.
+    for (int v = 0; v < p; ++v)
+      if (parents[v] >= 0) s.send(parents[v], v, chunk, j + height[root] + depth[v] - 1, lane);
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<int> double_binary_tree_parents(int p, bool second) {
+  std::vector<int> parents(p);
+  for (int r = 0; r < p; ++r) {
+    if (!second) {
+      parents[r] = btree_parent(p, r);
+    } else if (p % 2 == 1) {  // shift by one, as NCCL's ncclGetDtree does for odd p
+      const int up = btree_parent(p, (r - 1 + p) % p);
+      parents[r] = up < 0 ? -1 : (up + 1) % p;
+    } else {  // mirror: leaves of the first tree (odd ranks) become inner nodes
+      const int up = btree_parent(p, p - 1 - r);
+      parents[r] = up < 0 ? -1 : p - 1 - up;
+    }
+  }
+  return parents;
+}
+
+int tree_depth(const std::vector<int>& parents) {
+  if (parents.empty()) return 0;
+  std::vector<int> depth(parents.size());
+  depths(children_of(parents), root_of(parents), 0, depth);
+  return *std::max_element(depth.begin(), depth.end());
+}
+
+Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B) {
+  Schedule s(p);
+  if (p < 2) return s;
+  // The trees are separate flows (NCCL runs them on separate channels): a pair that is an edge of
+  // both keeps two transfers in the fluid plan, so that every flow of a link has the same size and
+  // max-min sharing keeps the busiest links full to the end.
+  s.alongside(tree_reduce_broadcast(double_binary_tree_parents(p, false), bytes / 2, chunk_B, 0));
+  s.alongside(tree_reduce_broadcast(double_binary_tree_parents(p, true), bytes / 2, chunk_B, 1));
+  return s;
+}
+
+Schedule binomial_broadcast_schedule(int p, int root, double bytes) {
+  // Round r: members with relative rank below 2^r pass the buffer 2^r further.
+  Schedule s(p);
+  int round = 0;
+  for (int span = 1; span < p; span <<= 1, ++round)
+    for (int v = 0; v < span && v + span < p; ++v) s.send((root + v) % p, (root + v + span) % p, bytes, round);
+  return s;
+}
+
+Schedule binomial_reduce_schedule(int p, int root, double bytes) {
+  // The broadcast run backwards: the widest spans first, towards the root.
+  const Schedule forward = binomial_broadcast_schedule(p, root, bytes);
+  Schedule s(p);
+  for (const Message& m : forward.messages()) s.send(m.to, m.from, m.bytes, forward.rounds() - 1 - m.round);
+  return s;
+}
+
+}  // namespace clearfog::collectives

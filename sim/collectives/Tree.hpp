@@ -1,0 +1,26 @@
+#pragma once
+// Tree algorithms over participants 0 … p-1.
+//  - all_reduce: NCCL's double binary tree (Sanders, Speck & Träff 2009; NCCL 2.4). Two binary
+//    trees, the second the first mirrored (even p) or shifted by one (odd p), so that a member is
+//    an inner node in at most one; each carries half the buffer in k chunks of c = n/(2k), reduced
+//    up and broadcast down at once: chunk j leaves a node of height u for its parent in round
+//    j + u and reaches depth d in round j + U + d - 1 (U, the root's height). 2·D + k - 1 rounds
+//    for trees of depth D; per round a member moves at most 4 chunks (inner node in one tree:
+//    1 up, 2 down; leaf in the other: 1 up), so time ≈ (2·D + k - 1)·α + 2·n·β for large k.
+//  - broadcast, reduce: binomial tree, ceil(log2 p) rounds of n; time ceil(log2 p)·(α + n·β).
+#include <vector>
+
+#include "collectives/Schedule.hpp"
+
+namespace clearfog::collectives {
+
+/// Parent of each member in the two trees (-1 at a root); `second` picks the mirrored/shifted tree.
+std::vector<int> double_binary_tree_parents(int p, bool second);
+/// Edges from the root to the deepest member of a tree given by its parents.
+int tree_depth(const std::vector<int>& parents);
+
+Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B = 0);
+Schedule binomial_broadcast_schedule(int p, int root, double bytes);
+Schedule binomial_reduce_schedule(int p, int root, double bytes);
+
+}  // namespace clearfog::collectives

@@ -1,0 +1,182 @@
+#include "kernels/BlockedGemmModel.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/Errors.hpp"
+
+// Equations and their sources: docs/compute-model.md, "Blocked-GEMM model".
+namespace clearfog::kernels {
+
+namespace {
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+// An operand small enough to stay in L2 while the other streams past it once: at most this share of
+// the L2 capacity (the rest holds the streamed panels and the results).
+constexpr double kResidentOperandShare = 0.5;
+
+}  // namespace
+
+std::string_view gemm_bound_name(GemmBound b) {
+  switch (b) {
+    case GemmBound::Compute: return "compute";
+    case GemmBound::L2: return "l2";
+    case GemmBound::Hbm: return "hbm";
+  }
+  return "?";
+}
+
+BlockedGemmModel::BlockedGemmModel(const config::AcceleratorSpec& accelerator) : accelerator_(accelerator) {
+  const auto fail = [&](const std::string& what) {
+    throw Error(fmt::format("BlockedGemmModel: accelerator '{}': {}", accelerator_.name, what));
+  };
+  if (accelerator_.compute_units < 1)
+    fail(fmt::format("compute_units must be >= 1, got {}", accelerator_.compute_units));
+  if (!(accelerator_.memory_bandwidth_Bps > 0))
+    fail(fmt::format("memory_bandwidth must be > 0, got {} B/s", accelerator_.memory_bandwidth_Bps));
+  if (!(accelerator_.sram_shared_bandwidth_Bps >= 0) || !(accelerator_.sram_shared_B >= 0))
+    fail("sram.shared and sram.shared_bandwidth must be >= 0");
+  if (!(accelerator_.gemm_efficiency > 0 && accelerator_.gemm_efficiency <= 1))
+    fail(fmt::format("gemm.efficiency must be in (0, 1], got {}", accelerator_.gemm_efficiency));
+  if (!(accelerator_.launch_overhead_s >= 0))
+    fail(fmt::format("kernel.launch_overhead must be >= 0, got {} s", accelerator_.launch_overhead_s));
+  if (accelerator_.gemm_tiles.empty()) fail("gemm.tiles is empty");
+  for (const auto& tile : accelerator_.gemm_tiles)
+    if (tile.m <= 0 || tile.n <= 0) fail(fmt::format("gemm tile {}x{} must have sides > 0", tile.m, tile.n));
+  for (const auto& [dtype, peak] : accelerator_.peak_flops)
+    if (!(peak > 0)) fail(fmt::format("peak for {} must be > 0, got {} FLOP/s", dtype_name(dtype), peak));
+}
+
+GemmArithmetic BlockedGemmModel::arithmetic_of(DType dtype) const {
+  if (!accelerator_.supports(dtype))
+    throw Error(fmt::format("BlockedGemmModel: accelerator '{}' has no peak for {}", accelerator_.name,
+                            dtype_name(dtype)));
+  return GemmArithmetic{std::string(dtype_name(dtype)), accelerator_.peak(dtype), dtype_bytes(dtype)};
+}
+
+GemmEstimate BlockedGemmModel::estimate_tile(const GemmShape& shape, const GemmArithmetic& arithmetic,
+                                             config::TileShape tile) const {
+  if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0)
+    throw Error(fmt::format("BlockedGemmModel: m, n, k and batch must be > 0, got m={} n={} k={} batch={}", shape.m,
+                            shape.n, shape.k, shape.batch));
+  if (!(arithmetic.peak_ops > 0) || !(arithmetic.element_bytes > 0))
+    throw Error(fmt::format("BlockedGemmModel: arithmetic '{}' needs a peak and an element size > 0", arithmetic.name));
+  const auto& acc = accelerator_;
+  const double units = acc.compute_units;
+  const double m = static_cast<double>(shape.m), n = static_cast<double>(shape.n);
+  const double k = static_cast<double>(shape.k), batch = static_cast<double>(shape.batch);
+  const double Mt = tile.m, Nt = tile.n, e = arithmetic.element_bytes;
+
+  GemmEstimate out;
+  out.tile = tile;
+  // Tile and wave quantization: partial tiles compute the full Mt x Nt block, a partial wave
+  // leaves units idle.
+  const double tiles_m = ceil_div(m, Mt), tiles_n = ceil_div(n, Nt);
+  const double tiles = tiles_m * tiles_n * batch;
+  const double waves = ceil_div(tiles, units);
+  out.tiles = static_cast<long long>(tiles);
+  out.waves = static_cast<long long>(waves);
+  out.wave_efficiency = tiles / (waves * units);
+  out.tile_efficiency = (m * n) / (tiles_m * Mt * tiles_n * Nt);
+
+  // One tile: 2*Mt*Nt*k FLOP at the unit's share of the sustained peak.
+  const double unit_rate = arithmetic.peak_ops * acc.gemm_efficiency / units;
+  out.tile_compute_s = 2.0 * Mt * Nt * k / unit_rate;
+
+  // L2 traffic of one tile: its A panel (rows x k), its B panel (k x cols) and its C block; rows and
+  // columns past the matrix are not loaded.
+  const double rows = std::min(Mt, m), cols = std::min(Nt, n);
+  const double l2_per_tile = ((rows + cols) * k + rows * cols) * e;
+  out.l2_bytes = l2_per_tile * tiles;
+
+  // HBM traffic: compulsory if the working set stays on chip or one operand fits in L2 while the
+  // other streams once; otherwise every wave re-reads the A and B panels of the block of tiles it
+  // covers (as square as the tile grid allows), the reuse L2 gives between the tiles of a wave.
+  const double compulsory = (m * k + k * n + m * n) * e * batch;
+  const double sram = acc.sram_shared_B;
+  if (sram > 0 && compulsory <= sram) {
+    out.hbm_bytes = 0;  // working set already on chip (left there by the producer, or SRAM-resident)
+  } else if (sram <= 0) {
+    out.hbm_bytes = out.l2_bytes;  // no shared cache: every tile loads its panels from memory
+  } else if (std::min(m * k, k * n) * e <= kResidentOperandShare * sram) {
+    out.hbm_bytes = compulsory;
+  } else {
+    const double concurrent = std::min(tiles, units);
+    double block_m = std::clamp(std::round(std::sqrt(concurrent * Nt / Mt)), 1.0, tiles_m);
+    const double block_n = std::min(tiles_n, ceil_div(concurrent, block_m));
+    block_m = std::min(tiles_m, ceil_div(concurrent, block_n));
+    const double per_wave = ((std::min(block_m * Mt, m) + std::min(block_n * Nt, n)) * k + concurrent * rows * cols) * e;
+    out.hbm_bytes = std::clamp(per_wave / concurrent * tiles, compulsory, std::max(compulsory, out.l2_bytes));
+  }
+  const double hbm_per_tile = out.hbm_bytes / tiles;
+
+  // A wave of t tiles: the slowest of the tiles' arithmetic (in parallel on t units), the wave's
+  // L2 traffic and its HBM traffic.
+  struct Wave {
+    double time_s;
+    GemmBound bound;
+  };
+  const auto wave = [&](double t) {
+    Wave w{out.tile_compute_s, GemmBound::Compute};
+    if (acc.sram_shared_bandwidth_Bps > 0) {
+      const double l2_s = t * l2_per_tile / acc.sram_shared_bandwidth_Bps;
+      if (l2_s > w.time_s) w = {l2_s, GemmBound::L2};
+    }
+    const double hbm_s = t * hbm_per_tile / acc.memory_bandwidth_Bps;
+    if (hbm_s > w.time_s) w = {hbm_s, GemmBound::Hbm};
+    return w;
+  };
+  const double last_tiles = tiles - (waves - 1) * units;
+  const Wave full = wave(units), last = wave(last_tiles);
+  out.time_s = acc.launch_overhead_s + (waves - 1) * full.time_s + last.time_s;
+  out.bound = waves > 1 ? full.bound : last.bound;
+  out.flops_per_s = 2.0 * m * n * k * batch / out.time_s;
+  out.efficiency = out.flops_per_s / arithmetic.peak_ops;
+  return out;
+}
+
+GemmEstimate BlockedGemmModel::estimate(const GemmShape& shape, const GemmArithmetic& arithmetic) const {
+  GemmEstimate best;
+  bool first = true;
+  for (const auto& tile : accelerator_.gemm_tiles) {
+    // A library has each tile in both orientations (256x128 and 128x256).
+    for (const config::TileShape t : {tile, config::TileShape{tile.n, tile.m}}) {
+      const auto e = estimate_tile(shape, arithmetic, t);
+      if (first || e.time_s < best.time_s) best = e;  // ties keep the earlier (larger, listed) tile
+      first = false;
+      if (tile.m == tile.n) break;
+    }
+  }
+  return best;
+}
+
+GemmEstimate BlockedGemmModel::estimate(const GemmShape& shape, DType dtype) const {
+  return estimate(shape, arithmetic_of(dtype));
+}
+
+double BlockedGemmModel::memory_bound_time(double bytes) const {
+  const auto& acc = accelerator_;
+  const bool on_chip = acc.sram_shared_bandwidth_Bps > 0 && bytes <= acc.sram_shared_B;
+  return acc.launch_overhead_s + bytes / (on_chip ? acc.sram_shared_bandwidth_Bps : acc.memory_bandwidth_Bps);
+}
+
+KernelCost BlockedGemmModel::cost(const Kernel& kernel) const {
+  if (!accelerator_.supports(kernel.dtype))
+    throw Error(fmt::format("BlockedGemmModel: accelerator '{}' has no peak for {} (kernel '{}')", accelerator_.name,
+                            dtype_name(kernel.dtype), kernel.name));
+  if (kernel.kind == KernelKind::Gemm) {
+    const auto e = estimate(kernel.gemm, kernel.dtype);
+    return KernelCost{e.time_s, e.bound == GemmBound::Compute ? Bound::Compute : Bound::Memory};
+  }
+  // Memory-bound: the bytes at the level the working set fits in; the arithmetic at the dtype's
+  // peak only matters for odd dtypes (fp32 ops on a part with a slow fp32 path).
+  const double compute_s = kernel.flops / accelerator_.peak(kernel.dtype);
+  const double memory_s = memory_bound_time(kernel.bytes) - accelerator_.launch_overhead_s;
+  return KernelCost{accelerator_.launch_overhead_s + std::max(compute_s, memory_s),
+                    compute_s > memory_s ? Bound::Compute : Bound::Memory};
+}
+
+}  // namespace clearfog::kernels

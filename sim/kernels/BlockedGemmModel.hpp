@@ -1,0 +1,71 @@
+#pragma once
+// Blocked-GEMM cost model: a GEMM runs as output tiles, one per compute unit at a time, in waves;
+// each wave takes the slowest of its tiles' compute, their L2 (chip-wide SRAM) traffic and their
+// HBM traffic; the model picks the fastest tile as a GEMM library's heuristic does. Memory-bound
+// kernels move their bytes at the bandwidth of the level their working set fits in.
+// docs/compute-model.md ("Blocked-GEMM model") gives the equations.
+#include <string>
+#include <string_view>
+
+#include "config/AcceleratorSpec.hpp"
+#include "kernels/Kernel.hpp"
+
+namespace clearfog::kernels {
+
+/// What limited a GEMM: the tiles' arithmetic, L2 traffic or HBM/DRAM traffic.
+enum class GemmBound { Compute, L2, Hbm };
+std::string_view gemm_bound_name(GemmBound b);
+
+/// The arithmetic a GEMM runs in: a dense peak and the bytes of one operand element. For the
+/// training dtypes: peak(dtype) and dtype_bytes(dtype); low-precision GEMMs pass others (int4).
+struct GemmArithmetic {
+  std::string name;            // "bf16", "int4"
+  double peak_ops = 0;         // dense peak, OP/s (one multiply-add = 2 OP)
+  double element_bytes = 0;    // bytes per operand and result element
+};
+
+struct GemmEstimate {
+  double time_s = 0;             // launch overhead + the waves
+  double flops_per_s = 0;        // useful 2*m*n*k*batch / time_s
+  double efficiency = 0;         // flops_per_s / datasheet peak
+  GemmBound bound = GemmBound::Compute;  // what limits the full waves (the only wave if there is one)
+  config::TileShape tile;        // the tile picked
+  long long tiles = 0;           // ceil(m/Mt) * ceil(n/Nt) * batch
+  long long waves = 0;           // ceil(tiles / units)
+  double wave_efficiency = 0;    // tiles / (waves * units)
+  double tile_efficiency = 0;    // useful MACs / MACs computed with padded tiles
+  double tile_compute_s = 0;     // one tile's arithmetic at the per-unit rate
+  double l2_bytes = 0;           // operand and result traffic between the units and L2
+  double hbm_bytes = 0;          // traffic between L2 and HBM/DRAM
+};
+
+class BlockedGemmModel final : public KernelCostModel {
+public:
+  /// Throws clearfog::Error naming the accelerator on a figure the model cannot use (no compute
+  /// units, no memory bandwidth, no tile, efficiency outside (0, 1]).
+  explicit BlockedGemmModel(const config::AcceleratorSpec& accelerator);
+
+  [[nodiscard]] KernelCost cost(const Kernel& kernel) const override;
+  [[nodiscard]] std::string name() const override { return "blocked-gemm"; }
+
+  /// The fastest of the accelerator's tiles (each in both orientations) for a GEMM in `dtype`;
+  /// clearfog::Error if the accelerator has no peak for it.
+  [[nodiscard]] GemmEstimate estimate(const GemmShape& shape, DType dtype) const;
+  /// Same, for any arithmetic (int4, packed low precision).
+  [[nodiscard]] GemmEstimate estimate(const GemmShape& shape, const GemmArithmetic& arithmetic) const;
+  /// One given tile, no choice.
+  [[nodiscard]] GemmEstimate estimate_tile(const GemmShape& shape, const GemmArithmetic& arithmetic,
+                                           config::TileShape tile) const;
+  /// A memory-bound kernel: launch overhead + bytes at the bandwidth of the level its working set
+  /// fits in (chip-wide SRAM if it fits and that level is modelled, else HBM/DRAM).
+  [[nodiscard]] double memory_bound_time(double bytes) const;
+
+  [[nodiscard]] const config::AcceleratorSpec& accelerator() const { return accelerator_; }
+  /// The arithmetic of a training dtype on this accelerator; clearfog::Error if unsupported.
+  [[nodiscard]] GemmArithmetic arithmetic_of(DType dtype) const;
+
+private:
+  config::AcceleratorSpec accelerator_;
+};
+
+}  // namespace clearfog::kernels

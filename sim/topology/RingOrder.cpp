@@ -1,0 +1,90 @@
+#include "topology/RingOrder.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <set>
+
+#include "topology/nodes/NodeBuilders.hpp"
+
+namespace clearfog::topology {
+namespace {
+
+// Backtracking gives up after this many extensions at one bandwidth threshold (then tries the
+// next lower one): a guard against pathological custom graphs, far above what 16 devices of the
+// shipped kinds need.
+constexpr long kSearchBudget = 2'000'000;
+
+/// A Hamiltonian cycle from device 0 using only direct links of at least `min_width_Bps`, found
+/// by depth-first search over neighbours in index order (so the answer is deterministic).
+std::vector<int> find_cycle(const std::vector<std::vector<double>>& width, double min_width_Bps) {
+  const int n = static_cast<int>(width.size());
+  std::vector<int> path{0};
+  std::vector<char> used(n, 0);
+  used[0] = 1;
+  long budget = kSearchBudget;
+  std::function<bool()> extend = [&]() -> bool {
+    if (--budget < 0) return false;
+    const int last = path.back();
+    if (static_cast<int>(path.size()) == n) return width[last][0] >= min_width_Bps;
+    for (int next = 1; next < n; ++next) {
+      if (used[next] || width[last][next] < min_width_Bps) continue;
+      used[next] = 1;
+      path.push_back(next);
+      if (extend()) return true;
+      path.pop_back();
+      used[next] = 0;
+    }
+    return false;
+  };
+  return extend() ? path : std::vector<int>{};
+}
+
+}  // namespace
+
+std::vector<int> torus_snake_order(const std::vector<int>& dims) {
+  // Build the order one dimension at a time: the order of dimensions 0..i-1 is walked forwards on
+  // even coordinates of dimension i and backwards on odd ones.
+  std::vector<std::vector<int>> coords{{}};
+  for (int extent : dims) {
+    std::vector<std::vector<int>> longer;
+    for (int c = 0; c < extent; ++c) {
+      auto emit = [&](const std::vector<int>& lower) {
+        auto coord = lower;
+        coord.push_back(c);
+        longer.push_back(std::move(coord));
+      };
+      if (c % 2 == 0)
+        std::for_each(coords.begin(), coords.end(), emit);
+      else
+        std::for_each(coords.rbegin(), coords.rend(), emit);
+    }
+    coords = std::move(longer);
+  }
+  std::vector<int> order;
+  order.reserve(coords.size());
+  for (const auto& coord : coords) order.push_back(nodes::torus_device_index(dims, coord));
+  return order;
+}
+
+std::vector<int> ring_order(const TopologyGraph& graph, const config::NodeSpec& node) {
+  const int n = graph.device_count();
+  std::vector<int> index_order(n);
+  std::iota(index_order.begin(), index_order.end(), 0);
+  if (n <= 2) return index_order;
+
+  if (n <= kRingSearchMaxDevices) {
+    std::vector<std::vector<double>> width(n, std::vector<double>(n, 0.0));
+    std::set<double, std::greater<>> thresholds;
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        if (a != b && (width[a][b] = graph.direct_bandwidth_Bps(a, b)) > 0) thresholds.insert(width[a][b]);
+    // The widest threshold at which a cycle exists is the best bottleneck.
+    for (double threshold : thresholds)
+      if (auto cycle = find_cycle(width, threshold); !cycle.empty()) return cycle;
+  }
+  if (node.topology == config::NodeTopology::Torus) return torus_snake_order(node.torus_dims);
+  return index_order;
+}
+
+}  // namespace clearfog::topology

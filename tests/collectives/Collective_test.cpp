@@ -1,0 +1,115 @@
+// append_collective and supports(): which (operation, algorithm) pairs exist, how requests that
+// cannot be planned are refused, and how a collective joins the rest of a plan.
+#include <catch2/catch.hpp>
+
+#include "collectives/CollectiveTestSupport.hpp"
+
+using namespace clearfog;
+using config::CollectiveAlgorithm;
+using config::CollectiveOp;
+
+TEST_CASE("collectives::Collective: supports() lists what each algorithm implements", "[collectives]") {
+  for (CollectiveOp op : config::kAllCollectiveOps) {
+    CHECK_FALSE(collectives::supports(op, CollectiveAlgorithm::Auto));
+    CHECK(collectives::supports(op, CollectiveAlgorithm::Direct));  // every operation has a direct form
+  }
+  CHECK(collectives::supports(CollectiveOp::AllReduce, CollectiveAlgorithm::InSwitch));
+  CHECK_FALSE(collectives::supports(CollectiveOp::AllGather, CollectiveAlgorithm::InSwitch));
+  CHECK_FALSE(collectives::supports(CollectiveOp::AllToAll, CollectiveAlgorithm::Ring));
+  CHECK_FALSE(collectives::supports(CollectiveOp::ReduceScatter, CollectiveAlgorithm::Tree));
+  CHECK(collectives::supports(CollectiveOp::Broadcast, CollectiveAlgorithm::Tree));
+  CHECK_FALSE(collectives::supports(CollectiveOp::SendRecv, CollectiveAlgorithm::HalvingDoubling));
+}
+
+TEST_CASE("collectives::Collective: every supported pair plans a valid program", "[collectives]") {
+  for (CollectiveOp op : config::kAllCollectiveOps)
+    for (CollectiveAlgorithm a : config::kAllCollectiveAlgorithms) {
+      if (!collectives::supports(op, a)) continue;
+      const int p = op == CollectiveOp::SendRecv ? 2 : 8;
+      auto req = test::collective(op, a, p, 8e6);
+      req.ranks_per_node = 4;
+      req.switch_endpoint = p;
+      req.root = p - 1;
+      INFO(config::collective_op_name(op) << " " << config::collective_algorithm_name(a));
+      CHECK_NOTHROW(program::check_plan(test::plan_of(req, p + 1)));
+    }
+}
+
+TEST_CASE("collectives::Collective: a pair that does not exist is refused naming both", "[collectives]") {
+  SECTION("all_to_all over a ring") {
+    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::AllToAll, CollectiveAlgorithm::Ring, 4, 1e6)),
+                      Catch::Contains("all_to_all") && Catch::Contains("ring"));
+  }
+  SECTION("sendrecv over a tree") {
+    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::SendRecv, CollectiveAlgorithm::Tree, 2, 1e6)),
+                      Catch::Contains("sendrecv") && Catch::Contains("tree"));
+  }
+  SECTION("auto, which must be resolved first") {
+    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Auto, 4, 1e6)),
+                      Catch::Contains("all_reduce") && Catch::Contains("auto"));
+  }
+}
+
+TEST_CASE("collectives::Collective: requests that cannot be planned are refused", "[collectives]") {
+  auto req = test::collective(CollectiveOp::Broadcast, CollectiveAlgorithm::Ring, 4, 1e6);
+  SECTION("a member outside the plan") {
+    req.ranks = {0, 1, 2, 9};
+    CHECK_THROWS_WITH(test::plan_of(req, 4), Catch::Contains("rank 9") && Catch::Contains("broadcast"));
+  }
+  SECTION("a member twice") {
+    req.ranks = {0, 1, 1, 2};
+    CHECK_THROWS_WITH(test::plan_of(req), Catch::Contains("twice"));
+  }
+  SECTION("no members") {
+    req.ranks.clear();
+    CHECK_THROWS_WITH(test::plan_of(req, 4), Catch::Contains("no members"));
+  }
+  SECTION("a root outside the members") {
+    req.root = 4;
+    CHECK_THROWS_WITH(test::plan_of(req), Catch::Contains("root"));
+  }
+  SECTION("a negative size") {
+    req.bytes = -1;
+    CHECK_THROWS_WITH(test::plan_of(req), Catch::Contains("bytes"));
+  }
+  SECTION("dependencies for another number of members") {
+    req.deps.resize(3);
+    CHECK_THROWS_WITH(test::plan_of(req), Catch::Contains("dependencies"));
+  }
+  SECTION("sendrecv between more than two ranks") {
+    req.op = CollectiveOp::SendRecv;
+    req.algorithm = CollectiveAlgorithm::Direct;
+    CHECK_THROWS_WITH(test::plan_of(req), Catch::Contains("sendrecv"));
+  }
+}
+
+TEST_CASE("collectives::Collective: members wait for their dependencies and end at the returned op", "[collectives]") {
+  const int p = 4;
+  program::Plan plan;
+  plan.ranks.resize(p);
+  std::vector<std::vector<program::OpIndex>> deps(p);
+  for (int r = 0; r < p; ++r)
+    deps[r] = {plan.ranks[r].add_compute(program::Stream::Compute, program::Category::Backward, "bwd", 1e-3)};
+  auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::HalvingDoubling, p, 1e6);
+  req.deps = deps;
+  collectives::TagAllocator tags;
+  const auto last = collectives::append_collective(plan, req, tags);
+  req.algorithm = CollectiveAlgorithm::Ring;  // a second collective draws fresh tags
+  collectives::append_collective(plan, req, tags);
+  REQUIRE_NOTHROW(program::check_plan(plan));
+  for (int r = 0; r < p; ++r) {
+    CHECK(plan.ranks[r].op(1).deps == deps[r]);
+    CHECK(last[r] == 4);  // after bwd, 2·log2(4) steps: ops 1 … 4
+  }
+}
+
+TEST_CASE("collectives::Collective: a one-member group leaves a zero-time marker", "[collectives]") {
+  program::Plan plan;
+  plan.ranks.resize(1);
+  collectives::TagAllocator tags;
+  const auto last = collectives::append_collective(
+      plan, test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, 1, 1e6), tags);
+  REQUIRE(last.size() == 1);
+  CHECK(plan.ranks[0].op(last[0]).kind == program::OpKind::Compute);
+  CHECK(plan.ranks[0].op(last[0]).duration_s == 0);
+}
