@@ -25,5 +25,6 @@ Command add_validate_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
 Command add_collective_command(CLI::App& app);
 Command add_gemm_command(CLI::App& app);
+Command add_platform_command(CLI::App& app);
 
 }  // namespace clearfog::app

@@ -8,6 +8,7 @@
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
 #include "driver/ScenarioRun.hpp"
+#include "report/OpTable.hpp"
 #include "report/Summary.hpp"
 
 namespace clearfog::app {
@@ -17,12 +18,14 @@ Command add_run_command(CLI::App& app) {
     std::string scenario_file;
     std::vector<std::string> sets;
     std::string format = "text";
+    bool ops = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "simulate one training iteration of a scenario and print a summary");
   cmd->add_option("scenario", o->scenario_file, "scenario YAML file")->required();
   cmd->add_option("--set", o->sets, "override a key, e.g. --set training.global_batch=512 (repeatable)");
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--ops", o->ops, "also print every kernel of the iteration as the kernel model priced it");
   return {cmd, [o] {
             std::vector<config::Override> overrides;
             for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
@@ -30,10 +33,14 @@ Command add_run_command(CLI::App& app) {
             const auto start = std::chrono::steady_clock::now();
             const auto run = driver::run_scenario(scenario);
             const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            if (o->format == "json")
-              std::cout << report::summary_json(scenario, run.metrics).dump(2) << '\n';
-            else
+            if (o->format == "json") {
+              auto j = report::summary_json(scenario, run.metrics);
+              if (o->ops) j["kernels"] = report::op_table_json(scenario, run.step);
+              std::cout << j.dump(2) << '\n';
+            } else {
               std::cout << report::render_summary_text(scenario, run.metrics);
+              if (o->ops) std::cout << report::render_op_table(scenario, run.step);
+            }
             // Wall-clock figures go to the log, never to stdout, so outputs stay byte-identical.
             spdlog::info("simulated {} ops, {} messages in {:.3f} s wall ({:.0f} ops/s)",
                          run.simulation.ops_executed, run.simulation.messages, wall_s,

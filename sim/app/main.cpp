@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
       add_explain_command(app),
       add_collective_command(app),
       add_gemm_command(app),
+      add_platform_command(app),
   };
 
   try {

@@ -1,0 +1,64 @@
+#include "report/OpTable.hpp"
+
+#include <fmt/format.h>
+
+namespace clearfog::report {
+namespace {
+
+std::string shape_text(const kernels::Kernel& k) {
+  if (k.kind != kernels::KernelKind::Gemm) return "-";
+  const auto& g = k.gemm;
+  return g.batch > 1 ? fmt::format("{}x{}x{} x{}", g.m, g.n, g.k, g.batch) : fmt::format("{}x{}x{}", g.m, g.n, g.k);
+}
+
+std::string bound_text(kernels::Bound b) { return b == kernels::Bound::Compute ? "compute" : "memory"; }
+
+double total_time_s(const config::ScenarioSpec& s, const parallel::StepPlan& step) {
+  double total = 0;
+  for (const auto& pk : step.kernels) total += pk.cost.time_s * runs_per_iteration(pk.pass, s, step.micro_batches);
+  return total;
+}
+
+}  // namespace
+
+int runs_per_iteration(const std::string& pass, const config::ScenarioSpec& scenario, int micro_batches) {
+  if (pass == "optimizer") return 1;
+  if (pass.rfind("layer.", 0) == 0) return scenario.workload.layers * micro_batches;
+  return micro_batches;
+}
+
+std::string render_op_table(const config::ScenarioSpec& s, const parallel::StepPlan& step) {
+  const double total = total_time_s(s, step);
+  std::string out = fmt::format("\nKernels of one iteration, per device ({} model)\n", "blocked-GEMM");
+  out += fmt::format("  {:<20}{:<20}{:>22}{:>11}{:>11}{:>11}{:>10}{:>9}{:>8}{:>8}\n", "pass", "kernel", "shape (m x n x k)",
+                     "GFLOP", "MB", "time(us)", "TFLOP/s", "bound", "runs", "share");
+  for (const auto& pk : step.kernels) {
+    const int runs = runs_per_iteration(pk.pass, s, step.micro_batches);
+    const double t = pk.cost.time_s;
+    out += fmt::format("  {:<20}{:<20}{:>22}{:>11.3f}{:>11.2f}{:>11.2f}{:>10.1f}{:>9}{:>8}{:>7.1f}%\n", pk.pass,
+                       pk.kernel.name, shape_text(pk.kernel), pk.kernel.flops / 1e9, pk.kernel.bytes / 1e6, t * 1e6,
+                       t > 0 ? pk.kernel.flops / t / 1e12 : 0.0, bound_text(pk.cost.bound), runs,
+                       total > 0 ? 100.0 * t * runs / total : 0.0);
+  }
+  return out;
+}
+
+nlohmann::ordered_json op_table_json(const config::ScenarioSpec& s, const parallel::StepPlan& step) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const auto& pk : step.kernels) {
+    nlohmann::ordered_json row = {{"pass", pk.pass},
+                                  {"kernel", pk.kernel.name},
+                                  {"dtype", dtype_name(pk.kernel.dtype)},
+                                  {"flops", pk.kernel.flops},
+                                  {"bytes", pk.kernel.bytes},
+                                  {"time_s", pk.cost.time_s},
+                                  {"bound", bound_text(pk.cost.bound)},
+                                  {"runs_per_iteration", runs_per_iteration(pk.pass, s, step.micro_batches)}};
+    if (pk.kernel.kind == kernels::KernelKind::Gemm)
+      row["gemm"] = {{"m", pk.kernel.gemm.m}, {"n", pk.kernel.gemm.n}, {"k", pk.kernel.gemm.k}, {"batch", pk.kernel.gemm.batch}};
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace clearfog::report
