@@ -26,5 +26,9 @@ Command add_explain_command(CLI::App& app);
 Command add_collective_command(CLI::App& app);
 Command add_gemm_command(CLI::App& app);
 Command add_platform_command(CLI::App& app);
+Command add_schedule_command(CLI::App& app);
+Command add_sweep_command(CLI::App& app);
+Command add_merge_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 
 }  // namespace clearfog::app

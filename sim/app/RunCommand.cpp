@@ -3,13 +3,18 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <fstream>
 #include <iostream>
 
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
+#include "core/Errors.hpp"
 #include "driver/ScenarioRun.hpp"
+#include "report/ChromeTrace.hpp"
+#include "report/CsvTables.hpp"
 #include "report/OpTable.hpp"
 #include "report/Summary.hpp"
+#include "report/TimelineSvg.hpp"
 
 namespace clearfog::app {
 
@@ -19,6 +24,9 @@ Command add_run_command(CLI::App& app) {
     std::vector<std::string> sets;
     std::string format = "text";
     bool ops = false;
+    std::string trace_file;     // Chrome trace-event JSON
+    std::string timeline_file;  // SVG Gantt chart
+    std::string csv_dir;        // ops.csv and devices.csv
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "simulate one training iteration of a scenario and print a summary");
@@ -26,6 +34,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--set", o->sets, "override a key, e.g. --set training.global_batch=512 (repeatable)");
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--ops", o->ops, "also print every kernel of the iteration as the kernel model priced it");
+  cmd->add_option("--trace", o->trace_file, "write a Chrome/Perfetto trace of the iteration to FILE.json");
+  cmd->add_option("--timeline", o->timeline_file, "write an SVG timeline (Gantt chart) of the iteration to FILE.svg");
+  cmd->add_option("--csv", o->csv_dir, "write ops.csv and devices.csv to DIR");
   return {cmd, [o] {
             std::vector<config::Override> overrides;
             for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
@@ -41,6 +52,16 @@ Command add_run_command(CLI::App& app) {
               std::cout << report::render_summary_text(scenario, run.metrics);
               if (o->ops) std::cout << report::render_op_table(scenario, run.step);
             }
+            auto write = [](const std::string& file, const std::string& text) {
+              std::ofstream f(file, std::ios::binary);
+              f << text;
+              if (!f) throw Error(fmt::format("cannot write {}", file));
+            };
+            if (!o->trace_file.empty())
+              write(o->trace_file, report::chrome_trace_json(run.step.plan, run.simulation).dump() + "\n");
+            if (!o->timeline_file.empty())
+              write(o->timeline_file, report::timeline_svg(run.step.plan, run.simulation, scenario.name));
+            if (!o->csv_dir.empty()) report::write_csv_tables(o->csv_dir, run.step.plan, run.simulation);
             // Wall-clock figures go to the log, never to stdout, so outputs stay byte-identical.
             spdlog::info("simulated {} ops, {} messages in {:.3f} s wall ({:.0f} ops/s)",
                          run.simulation.ops_executed, run.simulation.messages, wall_s,

@@ -29,6 +29,10 @@ int main(int argc, char** argv) {
       add_collective_command(app),
       add_gemm_command(app),
       add_platform_command(app),
+      add_schedule_command(app),
+      add_sweep_command(app),
+      add_merge_command(app),
+      add_compare_command(app),
   };
 
   try {

@@ -69,7 +69,9 @@ Schedule ring_channels(const CollectiveRequest& r, MakeRing make_ring) {
     order.reserve(p);
     for (int block = 0; block < p / m; ++block)
       for (int j = 0; j < m; ++j) order.push_back(block * m + (j + c) % m);
-    all.alongside(make_ring(p, r.bytes / r.channels, r.chunk_B).in_lane(c, r.channels).embedded(order, p));
+    all.alongside(make_ring(p, r.bytes / r.channels, r.chunk_B, r.fidelity == config::Fidelity::Fluid)
+                      .in_lane(c, r.channels)
+                      .embedded(order, p));
   }
   return all;
 }
@@ -78,18 +80,19 @@ Schedule schedule_for(const CollectiveRequest& r) {
   const int p = static_cast<int>(r.ranks.size());
   const double n = r.bytes;
   const double chunk = r.chunk_B;
+  const bool fluid = r.fidelity == config::Fidelity::Fluid;
   switch (r.algorithm) {
     case CollectiveAlgorithm::Ring:
       switch (r.op) {
         case CollectiveOp::AllReduce:
           if (r.channels > 1) return ring_channels(r, ring_all_reduce_schedule);
-          return ring_all_reduce_schedule(p, n, chunk);
+          return ring_all_reduce_schedule(p, n, chunk, fluid);
         case CollectiveOp::ReduceScatter:
           if (r.channels > 1) return ring_channels(r, ring_reduce_scatter_schedule);
-          return ring_reduce_scatter_schedule(p, n, chunk);
+          return ring_reduce_scatter_schedule(p, n, chunk, fluid);
         case CollectiveOp::AllGather:
           if (r.channels > 1) return ring_channels(r, ring_all_gather_schedule);
-          return ring_all_gather_schedule(p, n, chunk);
+          return ring_all_gather_schedule(p, n, chunk, fluid);
         case CollectiveOp::Broadcast: return ring_broadcast_schedule(p, r.root, n, chunk);
         case CollectiveOp::Reduce: return ring_reduce_schedule(p, r.root, n, chunk);
         default: break;

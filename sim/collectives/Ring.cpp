@@ -8,10 +8,17 @@ namespace {
 
 /// `steps` steps in which every member sends `step_bytes` to its successor, worked in loops of
 /// chunks when chunking applies (see Ring.hpp).
-Schedule ring_steps(int p, int steps, double step_bytes, double chunk_B) {
+Schedule ring_steps(int p, int steps, double step_bytes, double chunk_B, bool compact) {
   Schedule s(p);
   if (p < 2) return s;
   const int loops = chunk_count(step_bytes, chunk_B);
+  if (compact) {
+    // The fluid plan needs only what each member sends its successor in total and how many
+    // rounds that takes: O(p) messages instead of O(p * steps * loops).
+    for (int i = 0; i < p; ++i) s.send(i, (i + 1) % p, steps * step_bytes, 0);
+    s.stretch_to(loops - 1 + steps);
+    return s;
+  }
   const double chunk = step_bytes / loops;
   for (int loop = 0; loop < loops; ++loop)
     for (int step = 0; step < steps; ++step)
@@ -32,16 +39,16 @@ Schedule chain(int p, const std::vector<int>& order, double bytes, double chunk_
 
 }  // namespace
 
-Schedule ring_all_reduce_schedule(int p, double bytes, double chunk_B) {
-  return ring_steps(p, 2 * (p - 1), bytes / std::max(p, 1), chunk_B);
+Schedule ring_all_reduce_schedule(int p, double bytes, double chunk_B, bool compact) {
+  return ring_steps(p, 2 * (p - 1), bytes / std::max(p, 1), chunk_B, compact);
 }
 
-Schedule ring_reduce_scatter_schedule(int p, double bytes, double chunk_B) {
-  return ring_steps(p, p - 1, bytes / std::max(p, 1), chunk_B);
+Schedule ring_reduce_scatter_schedule(int p, double bytes, double chunk_B, bool compact) {
+  return ring_steps(p, p - 1, bytes / std::max(p, 1), chunk_B, compact);
 }
 
-Schedule ring_all_gather_schedule(int p, double bytes, double chunk_B) {
-  return ring_steps(p, p - 1, bytes / std::max(p, 1), chunk_B);
+Schedule ring_all_gather_schedule(int p, double bytes, double chunk_B, bool compact) {
+  return ring_steps(p, p - 1, bytes / std::max(p, 1), chunk_B, compact);
 }
 
 Schedule ring_broadcast_schedule(int p, int root, double bytes, double chunk_B) {

@@ -13,9 +13,11 @@
 
 namespace clearfog::collectives {
 
-Schedule ring_all_reduce_schedule(int p, double bytes, double chunk_B = 0);
-Schedule ring_reduce_scatter_schedule(int p, double bytes, double chunk_B = 0);
-Schedule ring_all_gather_schedule(int p, double bytes, double chunk_B = 0);
+// compact: one message per member carrying all its steps, with the round count kept — enough for
+// the fluid plan, and O(p) instead of O(p^2) to build.
+Schedule ring_all_reduce_schedule(int p, double bytes, double chunk_B = 0, bool compact = false);
+Schedule ring_reduce_scatter_schedule(int p, double bytes, double chunk_B = 0, bool compact = false);
+Schedule ring_all_gather_schedule(int p, double bytes, double chunk_B = 0, bool compact = false);
 Schedule ring_broadcast_schedule(int p, int root, double bytes, double chunk_B = 0);
 Schedule ring_reduce_schedule(int p, int root, double bytes, double chunk_B = 0);
 

@@ -30,6 +30,8 @@ void Schedule::then(const Schedule& later) {
   rounds_ = offset + later.rounds_;
 }
 
+void Schedule::stretch_to(int rounds) { rounds_ = std::max(rounds_, rounds); }
+
 void Schedule::alongside(const Schedule& other) {
   for (const Message& m : other.messages_) send(m.from, m.to, m.bytes, m.round, m.lane);
   rounds_ = std::max(rounds_, other.rounds_);

@@ -27,6 +27,9 @@ public:
 
   /// Runs `later` after this schedule: its round r becomes rounds() + r.
   void then(const Schedule& later);
+  /// Declares that the schedule lasts at least `rounds` rounds even if its messages are posted
+  /// earlier: a compact schedule for fluid plans folds many rounds into one message per pair.
+  void stretch_to(int rounds);
   /// Runs `other` in the same rounds as this one (groups working side by side).
   void alongside(const Schedule& other);
   /// This schedule with participant i renamed positions[i], in a schedule of `participants`

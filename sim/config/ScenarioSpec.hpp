@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/CollectiveSpec.hpp"
 #include "config/PlatformSpec.hpp"
@@ -31,18 +32,91 @@ constexpr std::optional<Optimizer> parse_optimizer(std::string_view name) {
   return std::nullopt;
 }
 
+/// Activation recomputation (Korthikanti et al. 2022): none; selective: the attention core (scores,
+/// softmax, dropout, attention over V) is recomputed in backward; full: every layer's forward is
+/// recomputed before its backward, only layer inputs are kept.
+enum class Recompute { None, Selective, Full };
+
+inline constexpr std::array<Recompute, 3> kAllRecomputes = {Recompute::None, Recompute::Selective, Recompute::Full};
+
+constexpr std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full: return "full";
+  }
+  return "?";
+}
+
+constexpr std::optional<Recompute> parse_recompute(std::string_view name) {
+  for (Recompute r : kAllRecomputes)
+    if (recompute_name(r) == name) return r;
+  return std::nullopt;
+}
+
+/// Pipeline schedule (the planner maps it to parallel::PipelineScheduleKind).
+enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
+
+inline constexpr std::array<PipelineSchedule, 3> kAllPipelineScheduleNames = {
+    PipelineSchedule::GPipe, PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved};
+
+constexpr std::string_view pipeline_schedule_key_name(PipelineSchedule k) {
+  switch (k) {
+    case PipelineSchedule::GPipe: return "gpipe";
+    case PipelineSchedule::OneFOneB: return "1f1b";
+    case PipelineSchedule::Interleaved: return "interleaved";
+  }
+  return "?";
+}
+
+constexpr std::optional<PipelineSchedule> parse_pipeline_schedule_key(std::string_view name) {
+  for (PipelineSchedule k : kAllPipelineScheduleNames)
+    if (pipeline_schedule_key_name(k) == name) return k;
+  return std::nullopt;
+}
+
+/// The axes of the device grid, for `parallelism.order` (first = fastest-varying rank index).
+enum class ParallelAxis { Tensor, Pipeline, Data };
+
+inline constexpr std::array<ParallelAxis, 3> kAllParallelAxes = {ParallelAxis::Tensor, ParallelAxis::Pipeline,
+                                                                  ParallelAxis::Data};
+
+constexpr std::string_view parallel_axis_name(ParallelAxis a) {
+  switch (a) {
+    case ParallelAxis::Tensor: return "tp";
+    case ParallelAxis::Pipeline: return "pp";
+    case ParallelAxis::Data: return "dp";
+  }
+  return "?";
+}
+
+constexpr std::optional<ParallelAxis> parse_parallel_axis(std::string_view name) {
+  for (ParallelAxis a : kAllParallelAxes)
+    if (parallel_axis_name(a) == name) return a;
+  return std::nullopt;
+}
+
 struct TrainingSpec {
   int global_batch = 0;        // sequences per iteration, all replicas together
   int micro_batch = 1;         // sequences per forward/backward pass on one replica
   DType precision = DType::bf16;
   Optimizer optimizer = Optimizer::Adam;
   double bucket_size_B = 25e6; // DDP gradient bucket (PyTorch default 25 MB)
+  Recompute recompute = Recompute::None;
 };
 
 struct ParallelismSpec {
   int dp = 1;
   int tp = 1;
   int pp = 1;
+  bool sequence_parallel = false;   // TP all-reduces become reduce-scatter + all-gather
+  int virtual_stages = 1;           // model chunks per device (interleaved schedule)
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  std::vector<int> layer_split;     // layers per model chunk, in model order; empty: even split
+  bool scatter_gather = true;       // inter-stage activations sent as 1/tp slices (Megatron SC21 §4.1)
+  int zero_stage = 0;               // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
+  /// Rank = sum over axes of index * stride, order[0] varying fastest.
+  std::array<ParallelAxis, 3> order = {ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data};
 };
 
 struct ScenarioSpec {

@@ -346,11 +346,80 @@ void check_workload(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
 
 // ---- Scenario -----------------------------------------------------------------------------------
 
-void check_not_simulated(const ConfigDocument& doc, std::string_view key, std::string_view what,
-                         std::vector<Diagnostic>& out) {
+std::int64_t int_or(const ConfigDocument& doc, std::string_view key, std::int64_t fallback) {
   const ConfigValue* v = doc.find(key);
-  if (v && v->as_integer() > 1)
-    report(doc, key, fmt::format("{} is not simulated yet; allowed: 1", what), out);
+  return v ? v->as_integer() : fallback;
+}
+
+/// The 3D-parallel layout against the workload: heads over tp, layers over pp x virtual_stages,
+/// micro-batches of the interleaved schedule, ZeRO stage and device order.
+void check_parallel_layout(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const std::int64_t tp = int_or(doc, "parallelism.tp", 1);
+  const std::int64_t pp = int_or(doc, "parallelism.pp", 1);
+  const std::int64_t dp = int_or(doc, "parallelism.dp", 1);
+  const std::int64_t v = int_or(doc, "parallelism.virtual_stages", 1);
+  const ConfigValue* schedule = doc.find("parallelism.schedule");
+  const bool interleaved = schedule && schedule->as_string() == "interleaved";
+  if (interleaved && (pp < 2 || v < 2))
+    report(doc, "parallelism.schedule",
+           fmt::format("interleaved needs pp >= 2 and virtual_stages >= 2, got pp {} and virtual_stages {}", pp, v),
+           out);
+  if (!interleaved && v != 1)
+    report(doc, "parallelism.virtual_stages",
+           fmt::format("virtual_stages {} needs parallelism.schedule: interleaved; allowed: 1", v), out);
+  if (const ConfigValue* zero = doc.find("parallelism.zero_stage"); zero && zero->as_integer() > 3)
+    report(doc, "parallelism.zero_stage", fmt::format("must be 0, 1, 2 or 3, got {}", zero->as_integer()), out);
+  if (doc.find("parallelism.order")) {
+    const auto names = doc.get_string_list("parallelism.order");
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != std::vector<std::string>{"dp", "pp", "tp"})
+      report(doc, "parallelism.order",
+             fmt::format("must name tp, pp and dp once each (fastest-varying first), got [{}]", fmt::join(names, ", ")),
+             out);
+  }
+
+  const ConfigDocument* workload = doc.child("workload");
+  if (workload && workload->complete()) {
+    const std::int64_t heads = int_or(*workload, "heads", 0);
+    const std::int64_t layers = int_or(*workload, "layers", 0);
+    if (heads > 0 && (tp > heads || heads % tp != 0))
+      report(doc, "parallelism.tp",
+             fmt::format("tp {} must divide workload.heads {} (each tensor-parallel rank holds heads/tp heads)", tp,
+                         heads),
+             out);
+    const std::int64_t chunks = pp * v;
+    if (doc.find("parallelism.layer_split")) {
+      const auto list = doc.get_int_list("parallelism.layer_split");
+      const std::int64_t sum = std::accumulate(list.begin(), list.end(), std::int64_t{0});
+      if (static_cast<std::int64_t>(list.size()) != chunks)
+        report(doc, "parallelism.layer_split",
+               fmt::format("must have pp*virtual_stages = {}*{} = {} entries, got {}", pp, v, chunks, list.size()),
+               out);
+      if (layers > 0 && sum != layers)
+        report(doc, "parallelism.layer_split",
+               fmt::format("entries sum to {}, must equal workload.layers {}", sum, layers), out);
+    } else if (layers > 0 && layers % chunks != 0) {
+      report(doc, "parallelism.pp",
+             fmt::format("workload.layers {} is not divisible by pp*virtual_stages = {}*{} = {}; give "
+                         "parallelism.layer_split or change pp",
+                         layers, pp, v, chunks),
+             out);
+    }
+  }
+
+  const ConfigValue* global_batch = doc.find("training.global_batch");
+  const ConfigValue* micro_batch = doc.find("training.micro_batch");
+  if (interleaved && global_batch && micro_batch && pp > 1) {
+    const std::int64_t per_step = dp * micro_batch->as_integer();
+    if (global_batch->as_integer() % per_step == 0) {
+      const std::int64_t m = global_batch->as_integer() / per_step;
+      if (m % pp != 0)
+        report(doc, "parallelism.schedule",
+               fmt::format("interleaved needs the micro-batches per pipeline ({}) to be a multiple of pp {}", m, pp),
+               out);
+    }
+  }
 }
 
 bool flag(const ConfigDocument& doc, std::string_view path) {
@@ -390,8 +459,7 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
 }
 
 void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
-  check_not_simulated(doc, "parallelism.tp", "tensor parallelism (tp > 1)", out);
-  check_not_simulated(doc, "parallelism.pp", "pipeline parallelism (pp > 1)", out);
+  check_parallel_layout(doc, out);
 
   const ConfigValue* dp = doc.find("parallelism.dp");
   const ConfigValue* tp = doc.find("parallelism.tp");
@@ -418,7 +486,8 @@ void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
     const std::int64_t per_step = dp->as_integer() * micro_batch->as_integer();
     if (global_batch->as_integer() % per_step != 0)
       report(doc, "training.global_batch",
-             fmt::format("global_batch {} must be divisible by dp*micro_batch = {}*{} = {}",
+             fmt::format("global_batch {} must be divisible by dp*micro_batch = {}*{} = {} (the micro-batch must "
+                         "divide each replica's batch)",
                          global_batch->as_integer(), dp->as_integer(), micro_batch->as_integer(), per_step),
              out);
   }

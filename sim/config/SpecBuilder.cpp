@@ -206,6 +206,17 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.parallelism.dp = document.get_int("parallelism.dp");
   spec.parallelism.tp = document.get_int("parallelism.tp");
   spec.parallelism.pp = document.get_int("parallelism.pp");
+  spec.training.recompute = enum_value<Recompute>(document, "training.recompute", parse_recompute);
+  spec.parallelism.sequence_parallel = document.get_bool("parallelism.sequence_parallel");
+  spec.parallelism.virtual_stages = document.get_int("parallelism.virtual_stages");
+  spec.parallelism.schedule =
+      enum_value<PipelineSchedule>(document, "parallelism.schedule", parse_pipeline_schedule_key);
+  if (document.find("parallelism.layer_split")) spec.parallelism.layer_split = document.get_int_list("parallelism.layer_split");
+  spec.parallelism.scatter_gather = document.get_bool("parallelism.scatter_gather");
+  spec.parallelism.zero_stage = document.get_int("parallelism.zero_stage");
+  const auto order = document.get_string_list("parallelism.order");
+  for (std::size_t i = 0; i < order.size() && i < spec.parallelism.order.size(); ++i)
+    if (const auto axis = parse_parallel_axis(order[i])) spec.parallelism.order[i] = *axis;
   spec.collectives.algorithm =
       enum_value<CollectiveAlgorithm>(document, "collectives.algorithm", parse_collective_algorithm);
   spec.collectives.fidelity = enum_value<Fidelity>(document, "collectives.fidelity", parse_fidelity);

@@ -5,6 +5,7 @@
 #include "driver/CollectiveRun.hpp"
 #include "driver/TuningTable.hpp"
 #include "engine/Replay.hpp"
+#include "parallel/ParallelPlanner.hpp"
 #include "kernels/BlockedGemmModel.hpp"
 #include "topology/ClusterTopology.hpp"
 
@@ -51,13 +52,47 @@ parallel::GradientReduction gradient_reduction(const topology::ClusterTopology& 
   return r;
 }
 
+/// Collectives over any device group (tensor, data-parallel and ZeRO groups): the scenario's
+/// algorithm where it implements the operation, else ring; the platform's first protocol.
+parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cluster,
+                                             const config::ScenarioSpec& scenario) {
+  parallel::GroupCollectives c;
+  c.endpoints = cluster.endpoint_count();
+  const auto algorithm = scenario.collectives.algorithm;
+  const auto fidelity = scenario.collectives.fidelity;
+  const auto protocols = cluster.platform().collectives.protocols();
+  const config::CollectiveProtocol protocol = protocols.empty() ? config::CollectiveProtocol{} : protocols.front();
+  c.request = [&cluster, algorithm, fidelity, protocol](config::CollectiveOp op, const std::vector<int>& members,
+                                                         double bytes) {
+    auto chosen = config::CollectiveAlgorithm::Ring;
+    if (algorithm != config::CollectiveAlgorithm::Auto && collectives::supports(op, algorithm)) chosen = algorithm;
+    if (chosen == config::CollectiveAlgorithm::Hierarchical || chosen == config::CollectiveAlgorithm::InSwitch)
+      chosen = config::CollectiveAlgorithm::Ring;  // need node-aligned groups
+    return make_request(cluster, {op, chosen, protocol, fidelity, static_cast<int>(members.size()), bytes}, members);
+  };
+  return c;
+}
+
+/// The data-parallel planner (with its tuned all-reduces) covers plain data parallelism exactly.
+bool plain_data_parallel(const config::ScenarioSpec& s) {
+  const auto& p = s.parallelism;
+  return p.tp == 1 && p.pp == 1 && p.zero_stage == 0 && s.training.recompute == config::Recompute::None;
+}
+
 }  // namespace
 
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario) {
   ScenarioRun run;
   const auto topology = topology::ClusterTopology::build(scenario.platform);
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
-  run.step = parallel::plan_data_parallel_step(scenario, costs, gradient_reduction(topology, scenario));
+  if (plain_data_parallel(scenario)) {
+    run.step = parallel::plan_data_parallel_step(scenario, costs, gradient_reduction(topology, scenario));
+  } else {
+    parallel::ParallelPlanOptions options;
+    // Fluid collectives are chosen for large runs: one op per model chunk keeps the event count low.
+    options.fuse_chunk_layers = scenario.collectives.fidelity == config::Fidelity::Fluid;
+    run.step = parallel::plan_parallel_step(scenario, costs, group_collectives(topology, scenario), options);
+  }
   spdlog::debug("planned {} ranks, {} gradient buckets", run.step.plan.rank_count(), run.step.buckets.size());
   run.simulation = engine::simulate(topology, run.step.plan);
   run.metrics = report::compute_step_metrics(scenario, run.step, run.simulation);

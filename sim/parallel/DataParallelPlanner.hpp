@@ -31,6 +31,15 @@ struct StepPlan {
   double optimizer_s = 0;
   double gradient_bytes = 0;        // all-reduced per iteration by each replica
   std::vector<PricedKernel> kernels;  // one layer, embedding, head and optimizer, priced
+
+  // 3D parallelism (plan_parallel_step); the data-parallel planner leaves the defaults.
+  int tp = 1, pp = 1, virtual_stages = 1;
+  std::vector<int> stage_of_rank;     // pipeline stage of each device (empty: all 0)
+  double recompute_s = 0;             // one micro-batch, whole model, extra backward work
+  double tp_collectives_per_layer = 0;  // per micro-batch, forward + backward (recompute included)
+  double tp_bytes_per_collective = 0;   // B, each (an all-reduce's buffer)
+  double p2p_bytes = 0;                 // B per inter-stage message
+  double ideal_bubble = 0;              // closed form of the schedule
 };
 
 /// How gradient buckets are reduced: the data-parallel group and, for a bucket of `bytes`, the

@@ -23,6 +23,9 @@ std::string_view category_name(Category c) {
     case Category::Backward: return "backward";
     case Category::Optimizer: return "optimizer";
     case Category::DataParallelComm: return "dp_comm";
+    case Category::TensorParallelComm: return "tp_comm";
+    case Category::PipelineComm: return "pp_comm";
+    case Category::Recompute: return "recompute";
   }
   return "?";
 }

@@ -22,8 +22,17 @@ inline constexpr int kStreamCount = 2;
 enum class OpKind : std::uint8_t { Compute, Exchange };
 
 /// What the time of an op is accounted as in reports.
-enum class Category : std::uint8_t { Forward, Backward, Optimizer, DataParallelComm };
-inline constexpr int kCategoryCount = 4;
+/// Recompute: forward kernels re-run in backward (activation recomputation).
+enum class Category : std::uint8_t {
+  Forward,
+  Backward,
+  Optimizer,
+  DataParallelComm,    // gradient reduction, ZeRO gathers
+  TensorParallelComm,  // Megatron all-reduces (or reduce-scatter + all-gather) inside a layer
+  PipelineComm,        // activations and gradients between pipeline stages
+  Recompute,
+};
+inline constexpr int kCategoryCount = 7;
 
 std::string_view stream_name(Stream s);
 std::string_view category_name(Category c);

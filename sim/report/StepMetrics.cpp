@@ -24,25 +24,62 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.buckets = step.buckets.size();
   m.gradient_bytes = step.gradient_bytes;
 
-  for (int r = 0; r < step.plan.rank_count(); ++r) {
-    double compute = 0;
-    double comm = 0;
+  const auto& w = scenario.workload;
+  m.megatron_tflops_per_gpu =
+      workload::megatron_flops_per_iteration(w, training.global_batch) / (m.step_time_s * devices);
+  // Hardware FLOPs: model FLOPs plus the recomputed forward (full: one more forward, 1/3 of the
+  // model FLOPs of the layers; selective: the attention core, Korthikanti Eq. 8).
+  const double b = training.global_batch, l = w.layers, s = w.seq_length, h = w.hidden;
+  switch (training.recompute) {
+    case config::Recompute::None: m.hardware_flops = m.model_flops; break;
+    case config::Recompute::Full: m.hardware_flops = m.model_flops + 24 * b * l * s * h * h * (1 + s / (6 * h)); break;
+    case config::Recompute::Selective: m.hardware_flops = m.model_flops + 4 * b * l * s * s * h; break;
+  }
+  m.hfu = m.hardware_flops / (m.step_time_s * devices * m.peak_flops_per_device);
+  m.recompute_s = step.recompute_s * step.micro_batches;
+  m.ideal_bubble_fraction = step.ideal_bubble;
+  m.stage_busy_s.assign(static_cast<std::size_t>(std::max(1, step.pp)), 0.0);
+
+  const int device_count = std::min(devices, step.plan.rank_count());
+  for (int r = 0; r < device_count; ++r) {
+    double compute = 0, comm = 0, tp = 0, pp = 0, last_backward_end = 0, optimizer = 0, busy_before = 0;
     const auto& ops = step.plan.ranks[r].ops();
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      const double d = result.ops[r][i].duration_s();
-      if (ops[i].stream == program::Stream::Compute)
-        compute += d;
-      else if (ops[i].category == program::Category::DataParallelComm)
+      const auto& timing = result.ops[r][i];
+      const double d = timing.duration_s();
+      const auto& op = ops[i];
+      if (op.stream == program::Stream::Compute) {
+        if (op.kind == program::OpKind::Compute) compute += d;
+        if (op.category == program::Category::TensorParallelComm) tp += d;
+        if (op.category == program::Category::PipelineComm) pp += d;
+        if (op.category == program::Category::Optimizer) optimizer += d;
+        if (op.category == program::Category::Backward || op.category == program::Category::Recompute)
+          last_backward_end = std::max(last_backward_end, timing.end_s);
+      } else if (op.category == program::Category::DataParallelComm) {
         comm += d;
+      }
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const auto& op = ops[i];
+      if (op.stream != program::Stream::Compute || result.ops[r][i].end_s > last_backward_end) continue;
+      if (op.kind == program::OpKind::Compute || op.category == program::Category::TensorParallelComm)
+        busy_before += result.ops[r][i].duration_s();
     }
     m.compute_busy_s = std::max(m.compute_busy_s, compute);
     m.dp_comm_s = std::max(m.dp_comm_s, comm);
+    m.tp_comm_s = std::max(m.tp_comm_s, tp);
+    m.pp_wait_s = std::max(m.pp_wait_s, pp);
+    if (step.pp > 1) m.bubble_fraction = std::max(m.bubble_fraction, (last_backward_end - busy_before) / m.step_time_s);
+    m.dp_exposed_s = std::max(m.dp_exposed_s, m.step_time_s - last_backward_end - optimizer);
+    const std::size_t stage = step.stage_of_rank.empty() ? 0 : static_cast<std::size_t>(step.stage_of_rank[r]);
+    if (stage < m.stage_busy_s.size()) m.stage_busy_s[stage] = std::max(m.stage_busy_s[stage], compute);
   }
   // With one compute stream, every moment of the step in which the busiest device does not
-  // compute is spent waiting for communication.
+  // compute is spent waiting for communication (or, pipelined, in the bubble).
   m.exposed_comm_s = std::max(0.0, m.step_time_s - m.compute_busy_s);
   m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.exposed_comm_s);
   m.memory = workload::estimate_memory(scenario);
+  m.oom = !m.memory.fits();
   m.ops = result.ops_executed;
   m.messages = result.messages;
   return m;

@@ -30,7 +30,20 @@ struct StepMetrics {
   std::size_t buckets = 0;
   double gradient_bytes = 0;         // per replica per iteration
 
+  // 3D parallelism (docs/parallelism.md)
+  double megatron_tflops_per_gpu = 0;  // Megatron SC21 Eq. 3 FLOPs / (step time * devices), in FLOP/s
+  double hardware_flops = 0;           // per iteration, recomputed forwards included
+  double hfu = 0;                      // hardware FLOPs / (step time * devices * peak)
+  double recompute_s = 0;              // per device, all micro-batches
+  double tp_comm_s = 0;                // tensor-parallel collectives on the compute stream (exposed)
+  double pp_wait_s = 0;                // compute stream waiting on stage-to-stage receives (bubble included)
+  double bubble_fraction = 0;          // idle compute stream before its last backward / step (busiest stage)
+  double ideal_bubble_fraction = 0;    // closed form of the schedule
+  double dp_exposed_s = 0;             // step time after the last backward not spent in the optimizer
+  std::vector<double> stage_busy_s;    // compute busy time of each pipeline stage (max over its devices)
+
   workload::MemoryEstimate memory;
+  bool oom = false;                    // memory.fits() is false
 
   std::uint64_t ops = 0;
   std::uint64_t messages = 0;

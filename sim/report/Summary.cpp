@@ -42,6 +42,27 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   line("MFU", fmt::format("{} (model FLOPs {:.4g} PFLOP per step; peak {} per device)", pct(m.mfu),
                           m.model_flops / 1e15, units::format(m.peak_flops_per_device, Dimension::FlopRate)));
 
+  if (s.parallelism.tp > 1 || s.parallelism.pp > 1 || s.parallelism.zero_stage > 0 ||
+      s.training.recompute != config::Recompute::None) {
+    const auto& p = s.parallelism;
+    line("parallelism", fmt::format("tp {} x pp {} x dp {}{}, schedule {} (v = {}), ZeRO {}, recompute {}", p.tp, p.pp,
+                                    p.dp, p.sequence_parallel ? " (sequence parallel)" : "",
+                                    config::pipeline_schedule_key_name(p.schedule), p.virtual_stages, p.zero_stage,
+                                    config::recompute_name(s.training.recompute)));
+    line("TFLOP/s per GPU", fmt::format("{:.1f} (Megatron Eq. 3, counts recomputation); HFU {}",
+                                        m.megatron_tflops_per_gpu / 1e12, pct(m.hfu)));
+    if (p.pp > 1)
+      line("pipeline bubble", fmt::format("{} of the step (ideal {})", pct(m.bubble_fraction), pct(m.ideal_bubble_fraction)));
+    line("tensor-parallel comm", fmt::format("{} (on the critical path)", t(m.tp_comm_s)));
+    line("pipeline receive wait", fmt::format("{} (transfers and bubble)", t(m.pp_wait_s)));
+    line("data-parallel exposed", t(m.dp_exposed_s));
+    if (m.stage_busy_s.size() > 1) {
+      std::string busy;
+      for (double b : m.stage_busy_s) busy += (busy.empty() ? "" : ", ") + t(b);
+      line("busy per stage", busy);
+    }
+  }
+
   o += "\nCompute, per device\n";
   line("forward", fmt::format("{} ({} per micro-batch)", t(m.forward_s), t(m.forward_s / s.micro_batches_per_replica())));
   line("backward", fmt::format("{} ({} per micro-batch)", t(m.backward_s), t(m.backward_s / s.micro_batches_per_replica())));
@@ -61,7 +82,7 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
 
   const auto& mem = m.memory;
   o += fmt::format("\nMemory per device (estimate): {} of {} — {}\n", bytes(mem.total_B()), bytes(mem.capacity_B),
-                   mem.fits() ? "fits" : "DOES NOT FIT");
+                   mem.fits() ? "fits" : "DOES NOT FIT (status: oom; timing still simulated)");
   line("weights", bytes(mem.weights_B));
   line("gradients", bytes(mem.gradients_B));
   line("optimizer states", bytes(mem.optimizer_B));
@@ -87,6 +108,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                    {"precision", dtype_name(s.training.precision)},
                    {"optimizer", config::optimizer_name(s.training.optimizer)},
                    {"bucket_size_B", s.training.bucket_size_B}};
+  j["status"] = m.oom ? "oom" : "ok";
   j["step_time_s"] = m.step_time_s;
   j["samples_per_s"] = m.samples_per_s;
   j["tokens_per_s"] = m.tokens_per_s;
@@ -109,6 +131,21 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                  {"total_B", m.memory.total_B()},
                  {"capacity_B", m.memory.capacity_B},
                  {"fits", m.memory.fits()}};
+  j["parallel"] = {{"sequence_parallel", s.parallelism.sequence_parallel},
+                   {"virtual_stages", s.parallelism.virtual_stages},
+                   {"schedule", config::pipeline_schedule_key_name(s.parallelism.schedule)},
+                   {"zero_stage", s.parallelism.zero_stage},
+                   {"recompute", config::recompute_name(s.training.recompute)},
+                   {"megatron_tflops_per_gpu", m.megatron_tflops_per_gpu / 1e12},
+                   {"hardware_flops_per_step", m.hardware_flops},
+                   {"hfu", m.hfu},
+                   {"bubble_fraction", m.bubble_fraction},
+                   {"ideal_bubble_fraction", m.ideal_bubble_fraction},
+                   {"tp_comm_s", m.tp_comm_s},
+                   {"pp_wait_s", m.pp_wait_s},
+                   {"dp_exposed_s", m.dp_exposed_s},
+                   {"recompute_s", m.recompute_s},
+                   {"stage_busy_s", m.stage_busy_s}};
   j["simulation"] = {{"ops", m.ops}, {"messages", m.messages}};
   return j;
 }

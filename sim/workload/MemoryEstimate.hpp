@@ -18,9 +18,28 @@ struct MemoryEstimate {
   [[nodiscard]] bool fits() const { return total_B() <= capacity_B; }
 };
 
-/// Estimate for one device of the scenario (data parallelism only in the foundation). Throws
-/// clearfog::Error for tp or pp != 1 and for a precision that is not a training one (int8).
+/// Estimate for the most loaded device of the scenario: model states of the largest pipeline
+/// stage sharded over tp (and over dp by ZeRO), activations of the micro-batches that stage keeps
+/// in flight (Korthikanti Table 2 per layer), temporary buffers. Throws clearfog::Error for a
+/// precision that is not a training one (int8).
 MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario);
+
+/// Model states of `parameters` parameters on one device, mixed-precision (ZeRO paper Sec. 3.1:
+/// 2 + 2 + 12 bytes per parameter with Adam), sharded over `dp` ranks by ZeRO stage 0 … 3.
+struct ModelStates {
+  double weights_B = 0, gradients_B = 0, optimizer_B = 0;
+  [[nodiscard]] double total_B() const { return weights_B + gradients_B + optimizer_B; }
+};
+ModelStates model_state_bytes(double parameters, DType precision, config::Optimizer optimizer, int zero_stage, int dp);
+
+/// Activations one layer saves for its backward, one micro-batch, Korthikanti Table 2 by
+/// tensor-parallel degree, sequence parallelism and recomputation (16-bit activations; x2 for 4-byte).
+double activation_bytes_per_layer(const config::WorkloadSpec& workload, int micro_batch, DType precision, int tp,
+                                  bool sequence_parallel, config::Recompute recompute);
+
+/// Micro-batches whose activations the first pipeline stage holds at once: GPipe m, 1F1B min(p, m),
+/// interleaved p * (1 + (p-1)/(p*m)) (Korthikanti Sec. 4.2.3); 1 without pipelining.
+double in_flight_micro_batches(const config::ParallelismSpec& parallelism, int micro_batches);
 
 /// Activations one layer saves for its backward, one micro-batch, no parallelism, no recompute:
 /// Korthikanti Table 2, s*b*h*(34 + 5*a*s/h) bytes for 16-bit activations (times 2 for fp32/tf32).

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/Errors.hpp"
 
 // Kernel list, FLOP and byte counts: docs/compute-model.md. Notation: b micro-batch, s sequence,
@@ -57,11 +59,13 @@ config::WorkloadSpec checked(config::WorkloadSpec spec, int micro_batch) {
 
 // Integer dimensions for GEMM shapes, doubles for byte and FLOP formulas.
 struct Dims {
-  long long b, s, h, a, f, V;
+  long long b, s, h, a, f, V;  // a, f and V are per tensor-parallel rank (divided by t)
   double e;
+  long long t = 1;             // tensor-parallel degree
+  double ln_share = 1;         // share of the sequence a layernorm/dropout works on (1/t with SP)
   [[nodiscard]] long long tokens() const { return b * s; }
-  [[nodiscard]] long long head_dim() const { return h / a; }
-  [[nodiscard]] double N() const { return static_cast<double>(b * s * h); }    // residual stream
+  [[nodiscard]] long long head_dim() const { return h / (a * t); }
+  [[nodiscard]] double N() const { return static_cast<double>(b * s * h) * ln_share; }  // residual stream
   [[nodiscard]] double A() const { return static_cast<double>(b * a) * static_cast<double>(s * s); }
   [[nodiscard]] double F() const { return static_cast<double>(b * s * f); }    // MLP hidden
   [[nodiscard]] double L() const { return static_cast<double>(b * s * V); }    // logits
@@ -69,8 +73,17 @@ struct Dims {
 
 Dims dims_of(const TransformerModel& model) {
   const auto& w = model.spec();
-  return Dims{model.micro_batch(), w.seq_length, w.hidden, w.heads, w.ffn_hidden, w.vocab_size,
-              dtype_bytes(model.dtype())};
+  const long long t = model.sharding().tp;
+  // The vocabulary is padded to a multiple of t (Megatron pads to 128*t); rounding up is enough here.
+  return Dims{model.micro_batch(),
+              w.seq_length,
+              w.hidden,
+              w.heads / t,
+              w.ffn_hidden / t,
+              (w.vocab_size + t - 1) / t,
+              dtype_bytes(model.dtype()),
+              t,
+              model.sharding().sequence_parallel ? 1.0 / static_cast<double>(t) : 1.0};
 }
 
 // Y[m x n] = X[m x k] . W[k x n] gives dX = dY . W^T (m, k, n) and dW = X^T . dY (k, n, m).
@@ -105,21 +118,50 @@ Kernel dropout_add_backward(const std::string& name, const Dims& d, DType dtype)
 }  // namespace
 
 TransformerModel::TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype)
-    : spec_(checked(spec, micro_batch)), micro_batch_(micro_batch), dtype_(dtype) {}
+    : TransformerModel(spec, micro_batch, dtype, TensorSharding{}) {}
+
+TransformerModel::TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype,
+                                   TensorSharding sharding)
+    : spec_(checked(spec, micro_batch)), micro_batch_(micro_batch), dtype_(dtype), sharding_(sharding) {
+  if (sharding.tp < 1 || spec_.heads % sharding.tp != 0 || spec_.ffn_hidden % sharding.tp != 0)
+    throw Error(fmt::format("TransformerModel: workload '{}': tensor-parallel degree {} must divide heads ({}) and "
+                            "ffn_hidden ({})",
+                            spec_.name, sharding.tp, spec_.heads, spec_.ffn_hidden));
+}
+
+std::vector<std::vector<Kernel>> TransformerModel::layer_forward_parts() const {
+  auto all = layer_forward();
+  const auto cut = std::find_if(all.begin(), all.end(), [](const Kernel& k) { return k.name == "proj"; }) + 1;
+  return {std::vector<Kernel>(all.begin(), cut), std::vector<Kernel>(cut, all.end())};
+}
+
+std::vector<std::vector<Kernel>> TransformerModel::layer_backward_parts() const {
+  auto all = layer_backward();
+  const auto cut = std::find_if(all.begin(), all.end(), [](const Kernel& k) { return k.name == "fc1.wgrad"; }) + 1;
+  return {std::vector<Kernel>(all.begin(), cut), std::vector<Kernel>(cut, all.end())};
+}
+
+std::vector<Kernel> TransformerModel::attention_core_forward() const {
+  std::vector<Kernel> core;
+  for (auto& k : layer_forward())
+    if (k.name == "attn_scores" || k.name == "softmax" || k.name == "attn_dropout" || k.name == "attn_v")
+      core.push_back(std::move(k));
+  return core;
+}
 
 std::vector<Kernel> TransformerModel::layer_forward() const {
   const Dims d = dims_of(*this);
   const DType t = dtype_;
   std::vector<Kernel> k;
   k.push_back(layernorm_forward("ln1", d, t));
-  k.push_back(Kernel::make_gemm("qkv", GemmShape{d.tokens(), 3 * d.h, d.h, 1}, t));
+  k.push_back(Kernel::make_gemm("qkv", GemmShape{d.tokens(), 3 * d.h / d.t, d.h, 1}, t));
   k.push_back(Kernel::make_gemm("attn_scores", GemmShape{d.s, d.s, d.head_dim(), d.b * d.a}, t));
   // scale + causal mask + softmax: read the scores, write the probabilities
   k.push_back(Kernel::make_memory_bound("softmax", 2 * d.A() * d.e, kSoftmaxFlops * d.A(), t));
   // read the probabilities, write the dropped ones and the mask
   k.push_back(Kernel::make_memory_bound("attn_dropout", d.A() * (2 * d.e + kMaskBytes), kDropoutFlops * d.A(), t));
   k.push_back(Kernel::make_gemm("attn_v", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
-  k.push_back(Kernel::make_gemm("proj", GemmShape{d.tokens(), d.h, d.h, 1}, t));
+  k.push_back(Kernel::make_gemm("proj", GemmShape{d.tokens(), d.h, d.h / d.t, 1}, t));
   k.push_back(dropout_add_forward("dropout_add1", d, t));
   k.push_back(layernorm_forward("ln2", d, t));
   k.push_back(Kernel::make_gemm("fc1", GemmShape{d.tokens(), d.f, d.h, 1}, t));
@@ -140,7 +182,7 @@ std::vector<Kernel> TransformerModel::layer_backward() const {
   push_weight_gemm_backward(k, "fc1", GemmShape{d.tokens(), d.f, d.h, 1}, t);
   k.push_back(layernorm_backward("ln2", d, t, true));
   k.push_back(dropout_add_backward("dropout_add1", d, t));
-  push_weight_gemm_backward(k, "proj", GemmShape{d.tokens(), d.h, d.h, 1}, t);
+  push_weight_gemm_backward(k, "proj", GemmShape{d.tokens(), d.h, d.h / d.t, 1}, t);
   // O = P . V per head: dP = dO . V^T (s, s, h/a) and dV = P^T . dO (s, h/a, s)
   k.push_back(Kernel::make_gemm("attn_v.dprobs", GemmShape{d.s, d.s, d.head_dim(), d.b * d.a}, t));
   k.push_back(Kernel::make_gemm("attn_v.dv", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
@@ -153,7 +195,7 @@ std::vector<Kernel> TransformerModel::layer_backward() const {
   // S = Q . K^T per head: dQ = dS . K (s, h/a, s) and dK = dS^T . Q (s, h/a, s)
   k.push_back(Kernel::make_gemm("attn_scores.dq", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
   k.push_back(Kernel::make_gemm("attn_scores.dk", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
-  push_weight_gemm_backward(k, "qkv", GemmShape{d.tokens(), 3 * d.h, d.h, 1}, t);
+  push_weight_gemm_backward(k, "qkv", GemmShape{d.tokens(), 3 * d.h / d.t, d.h, 1}, t);
   k.push_back(layernorm_backward("ln1", d, t, true));
   return k;
 }

@@ -9,12 +9,33 @@
 
 namespace clearfog::workload {
 
+/// How one layer is split over a tensor-parallel group (Megatron: Shoeybi et al. 2019).
+struct TensorSharding {
+  int tp = 1;                      // t: heads, MLP hidden and vocabulary split t ways
+  bool sequence_parallel = false;  // layernorm and dropout work on s/t of the sequence
+};
+
 class TransformerModel {
 public:
   /// micro_batch: sequences per pass; dtype: activation/weight arithmetic type. Throws
   /// clearfog::Error on a non-positive dimension or hidden not divisible by heads; ffn_hidden 0
   /// becomes 4 * hidden (spec().ffn_hidden then says so).
   TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype);
+  /// The kernels one rank of a tensor-parallel group runs: QKV and fc1 column-parallel (n / t),
+  /// projection and fc2 row-parallel (k / t), heads / t attention heads, the logits GEMM and
+  /// cross-entropy vocabulary-parallel (V / t). Throws clearfog::Error unless t divides heads.
+  TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype, TensorSharding sharding);
+
+  /// layer_forward() cut where Megatron's forward all-reduces (g operator) sit: [0] ln1 … proj
+  /// (all-reduce after it), [1] dropout_add1 … dropout_add2 (all-reduce after fc2).
+  [[nodiscard]] std::vector<std::vector<kernels::Kernel>> layer_forward_parts() const;
+  /// layer_backward() cut where the backward all-reduces (f operator) sit: [0] dropout_add2.bwd …
+  /// fc1 (all-reduce of the fc1 input gradient), [1] ln2.bwd … ln1.bwd (all-reduce after qkv).
+  [[nodiscard]] std::vector<std::vector<kernels::Kernel>> layer_backward_parts() const;
+  /// Selective recomputation (Korthikanti et al. 2022): the attention core re-run in backward
+  /// (attn_scores, softmax, attn_dropout, attn_v).
+  [[nodiscard]] std::vector<kernels::Kernel> attention_core_forward() const;
+  [[nodiscard]] const TensorSharding& sharding() const { return sharding_; }
 
   /// Kernels of one transformer layer's forward pass (layernorm, QKV, attention scores,
   /// softmax, attention over V, projection, dropout/residual, layernorm, MLP fc1, GeLU, fc2, ...).
@@ -51,6 +72,7 @@ private:
   config::WorkloadSpec spec_;
   int micro_batch_;
   DType dtype_;
+  TensorSharding sharding_;
 };
 
 }  // namespace clearfog::workload

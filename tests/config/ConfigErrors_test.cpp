@@ -112,12 +112,23 @@ TEST_CASE("config::Loader: checks a scenario against its platform", "[config]") 
     check_diagnostic(diags[0], file, 8, 7, "parallelism.dp",
                      "dp*tp*pp = 4*1*1 = 4 must equal the platform's 8 devices (node.devices 4 x fabric.nodes 2)");
   }
-  SECTION("tp > 1") {
+  SECTION("layers not divisible by pp") {
     const auto file = fixture("bad/tp.yaml");
     const auto diags = diagnostics_of([&] { load_scenario(file); });
     REQUIRE(diags.size() == 1);
-    check_diagnostic(diags[0], file, 9, 7, "parallelism.tp",
-                     "tensor parallelism (tp > 1) is not simulated yet; allowed: 1");
+    check_diagnostic(diags[0], file, 9, 7, "parallelism.pp",
+                     "workload.layers 2 is not divisible by pp*virtual_stages = 4*1 = 4; give "
+                     "parallelism.layer_split or change pp");
+  }
+  SECTION("layer_split of the wrong length and sum, interleaved with m % pp != 0") {
+    const auto file = fixture("bad/layer_split.yaml");
+    const auto diags = diagnostics_of([&] { load_scenario(file); });
+    REQUIRE(diags.size() == 3);
+    std::string all;
+    for (const auto& d : diags) all += d.message + "\n";
+    CHECK_THAT(all, Contains("must have pp*virtual_stages = 2*2 = 4 entries, got 3"));
+    CHECK_THAT(all, Contains("entries sum to 3, must equal workload.layers 2"));
+    CHECK_THAT(all, Contains("micro-batches per pipeline (3) to be a multiple of pp 2"));
   }
   SECTION("batch not divisible, precision without a peak") {
     const auto file = fixture("bad/batch_precision.yaml");

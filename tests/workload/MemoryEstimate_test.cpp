@@ -111,8 +111,11 @@ TEST_CASE("workload::MemoryEstimate: one DDP bucket of communication buffer, cap
     CHECK(m.buffers_B == m.gradients_B);
     CHECK(m.fits());
   }
-  SECTION("tensor or pipeline parallelism is not modeled yet") {
+  SECTION("tensor parallelism shards the model states") {
+    const auto one = estimate_memory(sc);
     sc.parallelism.tp = 2;
-    CHECK_THROWS_AS(estimate_memory(sc), Error);
+    sc.parallelism.dp = 1;
+    const auto two = estimate_memory(sc);
+    CHECK(two.weights_B < one.weights_B);
   }
 }

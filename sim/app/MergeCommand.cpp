@@ -1,0 +1,43 @@
+// `clearfog merge DIR... --out DIR`: join the point files of sweep shards (`--shard i/n`) into one
+// directory and one results.csv, identical to what a single unsharded sweep writes.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "app/Command.hpp"
+#include "core/Errors.hpp"
+#include "sweep/PointRecord.hpp"
+
+namespace clearfog::app {
+
+Command add_merge_command(CLI::App& app) {
+  struct Options {
+    std::vector<std::string> dirs;
+    std::string out;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("merge", "join sweep shard directories into one results.csv");
+  cmd->add_option("dirs", o->dirs, "sweep output directories (each with points/)")->required();
+  cmd->add_option("--out", o->out, "merged output directory")->required();
+  return {cmd, [o] {
+            std::map<int, sweep::PointRecord> all;
+            for (const auto& d : o->dirs) {
+              if (!std::filesystem::is_directory(std::filesystem::path(d) / "points"))
+                throw ConfigError({{{d, 0, 0}, "", "not a sweep output directory (no points/ inside)"}});
+              for (auto& [id, p] : sweep::read_points(d)) {
+                const auto [it, added] = all.emplace(id, p);
+                if (!added && it->second != p)
+                  throw Error(fmt::format("point {} differs between shard directories (was {} in one, {} in another)", id,
+                                          it->second.value("status", "?"), p.value("status", "?")));
+              }
+            }
+            std::filesystem::create_directories(std::filesystem::path(o->out) / "points");
+            for (const auto& [id, p] : all) sweep::write_point(o->out, p);
+            sweep::write_file_atomically(std::filesystem::path(o->out) / "results.csv", sweep::results_csv(all));
+            std::cout << fmt::format("merged {} points from {} directories into {}\n", all.size(), o->dirs.size(),
+                                     (std::filesystem::path(o->out) / "results.csv").string());
+            return kExitOk;
+          }};
+}
+
+}  // namespace clearfog::app

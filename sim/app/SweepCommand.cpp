@@ -1,0 +1,70 @@
+// `clearfog sweep FILE --jobs N --out DIR`: run every point of a sweep file in child processes and
+// collect DIR/points/<id>.json and DIR/results.csv (docs/sweeps.md).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "app/Command.hpp"
+#include "core/Errors.hpp"
+#include "sweep/Best.hpp"
+#include "sweep/Plot.hpp"
+#include "sweep/SweepRunner.hpp"
+
+namespace clearfog::app {
+
+Command add_sweep_command(CLI::App& app) {
+  struct Options {
+    std::string file;
+    int jobs = 1;
+    std::string out;
+    double timeout_s = 0;
+    bool resume = false;
+    std::string shard;
+    std::string best;
+    std::vector<std::string> plots;
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("sweep", "run a scenario over the points of a sweep file, one process per point");
+  cmd->add_option("file", o->file, "sweep YAML file (docs/sweeps.md)")->required();
+  cmd->add_option("--jobs,-j", o->jobs, "points simulated at the same time")->check(CLI::PositiveNumber);
+  cmd->add_option("--out", o->out, "output directory (points/, results.csv)")->required();
+  cmd->add_option("--timeout", o->timeout_s, "seconds a point may run before it is killed (0: no limit)");
+  cmd->add_flag("--resume", o->resume, "keep the points already in DIR/points and run the others");
+  cmd->add_option("--shard", o->shard, "i/n: run only the points with id % n == i (job arrays)");
+  cmd->add_option("--best", o->best, "print the top configurations by throughput, mfu or step_time")
+      ->check(CLI::IsMember({"throughput", "mfu", "step_time"}));
+  cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp; writes DIR/plot-METRIC-AXIS.svg");
+  return {cmd, [o] {
+            const auto spec = sweep::load_sweep(o->file);
+            sweep::SweepOptions opt;
+            opt.jobs = o->jobs;
+            opt.out_dir = o->out;
+            opt.timeout_s = o->timeout_s;
+            opt.resume = o->resume;
+            if (!o->shard.empty()) std::tie(opt.shard_index, opt.shard_count) = sweep::parse_shard(o->shard);
+            opt.progress_bar = ::isatty(STDERR_FILENO) != 0;
+            std::vector<std::pair<std::string, std::string>> plots;
+            for (const auto& p : o->plots) {
+              const auto colon = p.find(':');
+              if (colon == std::string::npos || colon == 0 || colon + 1 == p.size())
+                throw ConfigError({{{"--plot", 0, 0}, "", fmt::format("must be METRIC:AXIS, got \"{}\"", p)}});
+              plots.emplace_back(p.substr(0, colon), p.substr(colon + 1));
+            }
+            const auto tally = sweep::run_sweep(spec, opt);
+            std::cout << fmt::format("sweep {}: {} points ({} already done), {} failed; results in {}\n", spec.name,
+                                     tally.total, tally.already, tally.failed,
+                                     (std::filesystem::path(o->out) / "results.csv").string());
+            const auto points = sweep::read_points(o->out);
+            if (!o->best.empty()) std::cout << '\n' << sweep::render_best(points, o->best);
+            for (const auto& [metric, axis] : plots) {
+              const auto file = std::filesystem::path(o->out) / fmt::format("plot-{}-{}.svg", metric, axis);
+              sweep::write_file_atomically(file, sweep::sweep_plot_svg(points, metric, axis, spec.name));
+              std::cout << "wrote " << file.string() << '\n';
+            }
+            return kExitOk;
+          }};
+}
+
+}  // namespace clearfog::app

@@ -1,0 +1,125 @@
+#include "report/ChromeTrace.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace clearfog::report {
+namespace {
+
+constexpr double kMicrosecondsPerSecond = 1e6;
+
+int thread_id(program::Stream s) { return static_cast<int>(s); }
+
+std::string thread_name(program::Stream s) {
+  return s == program::Stream::Compute ? "compute" : "communication";
+}
+
+nlohmann::ordered_json metadata(const char* name, int pid, int tid, const std::string& value) {
+  nlohmann::ordered_json e;
+  e["name"] = name;
+  e["ph"] = "M";
+  e["pid"] = pid;
+  e["tid"] = tid;
+  e["args"] = {{"name", value}};
+  return e;
+}
+
+}  // namespace
+
+nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine::SimulationResult& result) {
+  auto events = nlohmann::ordered_json::array();
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    events.push_back(metadata("process_name", r, 0, "device " + std::to_string(r)));
+    nlohmann::ordered_json sort;
+    sort["name"] = "process_sort_index";
+    sort["ph"] = "M";
+    sort["pid"] = r;
+    sort["tid"] = 0;
+    sort["args"] = {{"sort_index", r}};
+    events.push_back(sort);
+    for (int s = 0; s < program::kStreamCount; ++s)
+      events.push_back(metadata("thread_name", r, s, thread_name(static_cast<program::Stream>(s))));
+  }
+
+  // Complete events, per thread in start order (stable: program order breaks ties), so timestamps
+  // never decrease along a thread.
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    const auto& ops = plan.ranks[r].ops();
+    std::vector<program::OpIndex> order(ops.size());
+    for (program::OpIndex i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](program::OpIndex a, program::OpIndex b) {
+      return std::tuple(thread_id(ops[a].stream), result.ops[r][a].start_s) <
+             std::tuple(thread_id(ops[b].stream), result.ops[r][b].start_s);
+    });
+    for (const auto i : order) {
+      const auto& op = ops[i];
+      const auto& t = result.ops[r][i];
+      nlohmann::ordered_json e;
+      e["name"] = op.name;
+      e["cat"] = std::string(program::category_name(op.category));
+      e["ph"] = "X";
+      e["pid"] = r;
+      e["tid"] = thread_id(op.stream);
+      e["ts"] = t.start_s * kMicrosecondsPerSecond;
+      e["dur"] = t.duration_s() * kMicrosecondsPerSecond;
+      nlohmann::ordered_json args;
+      args["op"] = i;
+      if (op.kind == program::OpKind::Exchange) {
+        double sent = 0;
+        for (const auto& s : op.sends) sent += s.bytes;
+        args["bytes_sent"] = sent;
+      }
+      e["args"] = std::move(args);
+      events.push_back(std::move(e));
+    }
+  }
+
+  // Flows: each send (src, dst, tag) to the receive posted on dst for (src, tag). The flow starts
+  // when the sending op starts and ends, bound to the enclosing slice, when the receiving op ends.
+  std::map<std::tuple<int, int, std::uint64_t>, program::OpIndex> receive_of;  // (src, dst, tag) -> op on dst
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    const auto& ops = plan.ranks[r].ops();
+    for (program::OpIndex i = 0; i < ops.size(); ++i)
+      for (const auto& rv : ops[i].recvs) receive_of.emplace(std::tuple(rv.peer, r, rv.tag), i);
+  }
+  std::uint64_t flow_id = 0;
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    const auto& ops = plan.ranks[r].ops();
+    for (program::OpIndex i = 0; i < ops.size(); ++i) {
+      for (const auto& s : ops[i].sends) {
+        const auto it = receive_of.find(std::tuple(r, s.peer, s.tag));
+        if (it == receive_of.end()) continue;
+        const auto& dst_op = plan.ranks[s.peer].op(it->second);
+        ++flow_id;
+        nlohmann::ordered_json start;
+        start["name"] = ops[i].name;
+        start["cat"] = "transfer";
+        start["ph"] = "s";
+        start["id"] = flow_id;
+        start["pid"] = r;
+        start["tid"] = thread_id(ops[i].stream);
+        start["ts"] = result.ops[r][i].start_s * kMicrosecondsPerSecond;
+        nlohmann::ordered_json finish;
+        finish["name"] = ops[i].name;
+        finish["cat"] = "transfer";
+        finish["ph"] = "f";
+        finish["bp"] = "e";
+        finish["id"] = flow_id;
+        finish["pid"] = s.peer;
+        finish["tid"] = thread_id(dst_op.stream);
+        finish["ts"] = result.ops[s.peer][it->second].end_s * kMicrosecondsPerSecond;
+        events.push_back(std::move(start));
+        events.push_back(std::move(finish));
+      }
+    }
+  }
+  nlohmann::ordered_json trace;
+  trace["traceEvents"] = std::move(events);
+  trace["displayTimeUnit"] = "ms";
+  return trace;
+}
+
+}  // namespace clearfog::report

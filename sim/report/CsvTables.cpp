@@ -1,0 +1,67 @@
+#include "report/CsvTables.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <fstream>
+
+#include "core/Errors.hpp"
+
+namespace clearfog::report {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+std::string ops_csv(const program::Plan& plan, const engine::SimulationResult& result) {
+  std::string out = "rank,stream,op,category,start_s,end_s\n";
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    const auto& ops = plan.ranks[r].ops();
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      out += fmt::format("{},{},{},{},{},{}\n", r, program::stream_name(ops[i].stream), csv_field(ops[i].name),
+                         program::category_name(ops[i].category), result.ops[r][i].start_s, result.ops[r][i].end_s);
+  }
+  return out;
+}
+
+std::string devices_csv(const program::Plan& plan, const engine::SimulationResult& result) {
+  std::string out = "rank";
+  for (int c = 0; c < program::kCategoryCount; ++c)
+    out += fmt::format(",{}_s", program::category_name(static_cast<program::Category>(c)));
+  out += ",compute_busy_s,comm_busy_s,idle_s\n";
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    std::array<double, program::kCategoryCount> busy{};
+    std::array<double, program::kStreamCount> stream_busy{};
+    const auto& ops = plan.ranks[r].ops();
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const double d = result.ops[r][i].duration_s();
+      busy[static_cast<std::size_t>(ops[i].category)] += d;
+      stream_busy[static_cast<std::size_t>(ops[i].stream)] += d;
+    }
+    out += std::to_string(r);
+    for (double b : busy) out += fmt::format(",{}", b);
+    const double compute = stream_busy[static_cast<std::size_t>(program::Stream::Compute)];
+    const double comm = stream_busy[static_cast<std::size_t>(program::Stream::Comm)];
+    out += fmt::format(",{},{},{}\n", compute, comm, std::max(0.0, result.makespan_s - compute));
+  }
+  return out;
+}
+
+void write_csv_tables(const std::filesystem::path& dir, const program::Plan& plan,
+                      const engine::SimulationResult& result) {
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, text] : {std::pair{"ops.csv", ops_csv(plan, result)},
+                                   std::pair{"devices.csv", devices_csv(plan, result)}}) {
+    std::ofstream f(dir / name, std::ios::binary);
+    f << text;
+    if (!f) throw Error(fmt::format("cannot write {}", (dir / name).string()));
+  }
+}
+
+}  // namespace clearfog::report

@@ -1,0 +1,125 @@
+#include "sweep/PointRecord.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/Errors.hpp"
+#include "report/CsvTables.hpp"
+
+namespace clearfog::sweep {
+namespace {
+
+void flatten_into(const nlohmann::ordered_json& j, const std::string& prefix,
+                  std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) flatten_into(v, prefix.empty() ? k : prefix + "." + k, out);
+    return;
+  }
+  out.emplace_back(prefix, j.is_string() ? j.get<std::string>() : j.dump());
+}
+
+void fsync_path(const std::filesystem::path& p, int flags) {
+  const int fd = ::open(p.c_str(), flags);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+std::filesystem::path point_file(const std::filesystem::path& out_dir, int id) {
+  return out_dir / "points" / fmt::format("{:05}.json", id);
+}
+
+void write_file_atomically(const std::filesystem::path& file, const std::string& text) {
+  // The temp name carries the pid: two processes never write the same temp file.
+  const auto tmp = file.parent_path() / fmt::format(".{}.{}.tmp", file.filename().string(), ::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) throw Error(fmt::format("cannot write {}", tmp.string()));
+  }
+  fsync_path(tmp, O_RDONLY);
+  if (std::rename(tmp.c_str(), file.c_str()) != 0)
+    throw Error(fmt::format("cannot rename {} to {}: {}", tmp.string(), file.string(), std::strerror(errno)));
+  fsync_path(file.parent_path(), O_RDONLY | O_DIRECTORY);
+}
+
+void write_point(const std::filesystem::path& out_dir, const PointRecord& record) {
+  write_file_atomically(point_file(out_dir, record.at("id").get<int>()), record.dump(2) + "\n");
+}
+
+std::map<int, PointRecord> read_points(const std::filesystem::path& out_dir) {
+  std::map<int, PointRecord> points;
+  const auto dir = out_dir / "points";
+  if (!std::filesystem::is_directory(dir)) return points;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with(".") || entry.path().extension() != ".json") continue;
+    std::ifstream f(entry.path());
+    std::stringstream text;
+    text << f.rdbuf();
+    auto j = PointRecord::parse(text.str(), nullptr, false);
+    if (j.is_discarded() || !j.contains("id")) continue;  // not ours
+    const int id = j.at("id").get<int>();
+    points[id] = std::move(j);
+  }
+  return points;
+}
+
+std::vector<std::pair<std::string, std::string>> flatten(const nlohmann::ordered_json& j) {
+  std::vector<std::pair<std::string, std::string>> out;
+  flatten_into(j, "", out);
+  return out;
+}
+
+std::string results_csv(const std::map<int, PointRecord>& points) {
+  std::vector<std::string> axis_columns;
+  std::vector<std::string> metric_columns;
+  auto add = [](std::vector<std::string>& cols, const std::string& c) {
+    if (std::find(cols.begin(), cols.end(), c) == cols.end()) cols.push_back(c);
+  };
+  std::vector<std::map<std::string, std::string>> metrics;
+  for (const auto& [id, p] : points) {
+    if (p.contains("axes"))
+      for (const auto& [k, v] : p.at("axes").items()) add(axis_columns, k);
+    auto& m = metrics.emplace_back();
+    if (p.contains("summary"))
+      for (auto& [k, v] : flatten(p.at("summary"))) {
+        add(metric_columns, k);
+        m[k] = std::move(v);
+      }
+  }
+  std::string out = "id";
+  for (const auto& c : axis_columns) out += "," + report::csv_field(c);
+  out += ",status,message";
+  for (const auto& c : metric_columns) out += "," + report::csv_field(c);
+  out += "\n";
+  std::size_t row = 0;
+  for (const auto& [id, p] : points) {
+    out += std::to_string(id);
+    for (const auto& c : axis_columns) {
+      std::string v;
+      if (p.contains("axes") && p.at("axes").contains(c)) v = p.at("axes").at(c).get<std::string>();
+      out += "," + report::csv_field(v);
+    }
+    out += "," + report::csv_field(p.value("status", "")) + "," + report::csv_field(p.value("message", ""));
+    const auto& m = metrics[row++];
+    for (const auto& c : metric_columns) {
+      const auto it = m.find(c);
+      out += "," + (it == m.end() ? std::string() : report::csv_field(it->second));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace clearfog::sweep

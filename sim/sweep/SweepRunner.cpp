@@ -1,0 +1,223 @@
+#include "sweep/SweepRunner.hpp"
+
+#include <fmt/format.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include "config/ConfigLoader.hpp"
+#include "core/Errors.hpp"
+#include "driver/ScenarioRun.hpp"
+#include "report/Summary.hpp"
+
+namespace clearfog::sweep {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(10);
+
+std::string one_line(std::string text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      if (i + 1 < text.size()) out += "; ";
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+PointRecord make_record(const SweepPoint& point, const std::string& status, const std::string& message) {
+  PointRecord r;
+  r["id"] = point.id;
+  auto& axes = r["axes"] = PointRecord::object();
+  for (const auto& [k, v] : point.axes) axes[k] = v;
+  r["status"] = status;
+  r["message"] = one_line(message);
+  return r;
+}
+
+/// The validator's dp*tp*pp-versus-devices diagnostic (config/SemanticChecks.cpp).
+bool is_device_mismatch(const ConfigError& e) {
+  return std::any_of(e.diagnostics().begin(), e.diagnostics().end(), [](const Diagnostic& d) {
+    return d.key == "parallelism.dp" && d.message.find("must equal the platform") != std::string::npos;
+  });
+}
+
+std::string format_duration(double s) {
+  const int total = static_cast<int>(s + 0.5);
+  if (total >= 3600) return fmt::format("{}h{:02}m", total / 3600, total % 3600 / 60);
+  if (total >= 60) return fmt::format("{}m{:02}s", total / 60, total % 60);
+  return fmt::format("{}s", total);
+}
+
+struct Running {
+  const SweepPoint* point;
+  Clock::time_point start;
+  bool killed_for_timeout = false;
+};
+
+}  // namespace
+
+PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point) {
+  try {
+    const auto scenario = config::load_scenario(spec.base, point.overrides);
+    const auto run = driver::run_scenario(scenario);
+    const auto summary = report::summary_json(scenario, run.metrics);
+    const bool fits = run.metrics.memory.fits();
+    auto r = make_record(point, fits ? "ok" : "oom",
+                         fits ? "" : fmt::format("memory estimate {:.4g} GB exceeds the device's {:.4g} GB",
+                                                 run.metrics.memory.total_B() / 1e9, run.metrics.memory.capacity_B / 1e9));
+    r["summary"] = summary;
+    return r;
+  } catch (const ConfigError& e) {
+    if (spec.has_filter(SweepFilter::DevicesMatch) && is_device_mismatch(e))
+      return make_record(point, "skipped", "filter devices_match: dp*tp*pp differs from the device count");
+    std::string message;
+    for (const auto& d : e.diagnostics()) message += (message.empty() ? "" : "; ") + d.str();
+    return make_record(point, "error", message);
+  } catch (const std::exception& e) {
+    return make_record(point, "error", e.what());
+  }
+}
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  int i = -1;
+  int n = 0;
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &extra) != 2 || n < 1 || i < 0 || i >= n)
+    throw ConfigError({{{"--shard", 0, 0}, "", fmt::format("must be i/n with 0 <= i < n, got \"{}\"", text)}});
+  return {i, n};
+}
+
+SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
+  std::filesystem::create_directories(o.out_dir / "points");
+  const auto all = spec.points();
+  auto done = o.resume ? read_points(o.out_dir) : std::map<int, PointRecord>{};
+  if (!o.resume) {
+    // A fresh sweep: forget points from an earlier run in the same directory.
+    for (const auto& [id, p] : read_points(o.out_dir)) std::filesystem::remove(point_file(o.out_dir, id));
+  }
+  // Temp files of a killed sweep are never complete points.
+  for (const auto& entry : std::filesystem::directory_iterator(o.out_dir / "points"))
+    if (entry.path().filename().string().starts_with(".")) std::filesystem::remove(entry.path());
+
+  SweepTally tally;
+  std::deque<const SweepPoint*> pending;
+  for (const auto& p : all) {
+    if (p.id % o.shard_count != o.shard_index) continue;
+    ++tally.total;
+    if (done.count(p.id))
+      ++tally.already;
+    else
+      pending.push_back(&p);
+  }
+  const auto csv = o.out_dir / "results.csv";
+  write_file_atomically(csv, results_csv(done));
+
+  const auto started = Clock::now();
+  const int to_run = static_cast<int>(pending.size());
+  auto report = [&](const PointRecord& r, double seconds) {
+    const int finished = tally.ran;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - started).count();
+    const double eta = finished > 0 ? elapsed / finished * (to_run - finished) : 0;
+    if (o.progress_bar) {
+      constexpr int kBarWidth = 30;
+      const int filled = to_run > 0 ? kBarWidth * finished / to_run : kBarWidth;
+      std::cerr << fmt::format("\r[{}{}] {}/{} points, {} failed, ETA {}   ", std::string(filled, '#'),
+                               std::string(kBarWidth - filled, '.'), finished + tally.already, tally.total,
+                               tally.failed, format_duration(eta))
+                << std::flush;
+      if (finished == to_run) std::cerr << '\n';
+    } else {
+      std::cerr << fmt::format("[{}/{}] point {} {} ({:.1f} s){}{}\n", finished + tally.already, tally.total,
+                               r.at("id").get<int>(), r.at("status").get<std::string>(), seconds,
+                               r.at("message").get<std::string>().empty() ? "" : ": ",
+                               r.at("message").get<std::string>().substr(0, 200));
+    }
+  };
+
+  std::map<pid_t, Running> running;
+  const int jobs = std::max(1, o.jobs);
+  while (!pending.empty() || !running.empty()) {
+    while (static_cast<int>(running.size()) < jobs && !pending.empty()) {
+      const SweepPoint* p = pending.front();
+      pending.pop_front();
+      std::cout.flush();
+      std::cerr.flush();
+      std::fflush(nullptr);
+      const pid_t pid = ::fork();
+      if (pid < 0) throw Error(fmt::format("fork failed: {}", std::strerror(errno)));
+      if (pid == 0) {
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep leaves no orphan simulations behind
+        int code = 0;
+        try {
+          write_point(o.out_dir, evaluate_point(spec, *p));
+        } catch (...) {
+          code = 3;
+        }
+        ::_exit(code);  // no atexit handlers, no SimGrid teardown in the child
+      }
+      running[pid] = {p, Clock::now()};
+    }
+
+    int status = 0;
+    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid < 0 && errno != EINTR && errno != ECHILD) throw Error(fmt::format("waitpid: {}", std::strerror(errno)));
+    if (pid <= 0) {
+      if (o.timeout_s > 0)
+        for (auto& [child, r] : running)
+          if (!r.killed_for_timeout &&
+              std::chrono::duration<double>(Clock::now() - r.start).count() > o.timeout_s) {
+            ::kill(child, SIGKILL);
+            r.killed_for_timeout = true;
+          }
+      std::this_thread::sleep_for(kPollInterval);
+      continue;
+    }
+    const auto it = running.find(pid);
+    if (it == running.end()) continue;
+    const Running r = it->second;
+    running.erase(it);
+    const double seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
+    const auto file = point_file(o.out_dir, r.point->id);
+    // The child writes its point itself; the parent writes it only when the child could not.
+    PointRecord record;
+    if (std::filesystem::exists(file)) {
+      std::ifstream f(file);
+      record = PointRecord::parse(f, nullptr, false);
+      if (record.is_discarded()) record = make_record(*r.point, "error", "unreadable result file");
+    } else if (r.killed_for_timeout) {
+      record = make_record(*r.point, "timeout", fmt::format("no result after {:g} s", o.timeout_s));
+    } else if (WIFSIGNALED(status)) {
+      record = make_record(*r.point, "error",
+                           fmt::format("process killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
+    } else {
+      record = make_record(*r.point, "error", fmt::format("process exited with code {} without a result",
+                                                          WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+    }
+    if (!std::filesystem::exists(file)) write_point(o.out_dir, record);
+    const auto st = record.at("status").get<std::string>();
+    if (st == "error" || st == "timeout") ++tally.failed;
+    ++tally.ran;
+    done[r.point->id] = std::move(record);
+    write_file_atomically(csv, results_csv(done));
+    report(done[r.point->id], seconds);
+  }
+  return tally;
+}
+
+}  // namespace clearfog::sweep

@@ -1,0 +1,41 @@
+#pragma once
+// Runs the points of a sweep, each in its own child process (SimGrid allows one simulation per
+// process), at most `jobs` at a time. A point that fails — bad configuration, simulation error,
+// crash (signal) or timeout — is recorded with its status and message; the sweep goes on.
+// After every finished point DIR/results.csv is rebuilt from all points, in id order, atomically.
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "sweep/PointRecord.hpp"
+#include "sweep/SweepSpec.hpp"
+
+namespace clearfog::sweep {
+
+struct SweepOptions {
+  int jobs = 1;                      // concurrent child processes
+  std::filesystem::path out_dir;
+  double timeout_s = 0;              // per point, wall clock; 0 = none
+  bool resume = false;               // skip points whose json exists
+  int shard_index = 0;               // run the points with id % shard_count == shard_index
+  int shard_count = 1;
+  bool progress_bar = false;         // a redrawn bar (terminal) instead of one line per point
+};
+
+struct SweepTally {
+  int total = 0;       // points of this shard
+  int already = 0;     // found done on --resume
+  int ran = 0;
+  int failed = 0;      // error or timeout
+};
+
+/// Evaluates one point in the current process: loads the base scenario with the point's overrides,
+/// simulates it and returns the record. Never throws. Call it in a child process (simulates).
+PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point);
+
+SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options);
+
+/// Parses "i/n" (0 <= i < n); throws ConfigError otherwise.
+std::pair<int, int> parse_shard(const std::string& text);
+
+}  // namespace clearfog::sweep

@@ -1,0 +1,57 @@
+#pragma once
+// A sweep file: a base scenario and axes over any of its keys, combined as a grid (every
+// combination) or zipped (the i-th value of every axis). Each point is the base scenario loaded with
+// one config::Override per axis, so a point is validated exactly as `clearfog run --set` would be.
+//
+//   kind: sweep
+//   name: dp-scaling
+//   base: ../quickstart.yaml            # relative to the sweep file
+//   combine: grid                       # grid (default) | zip
+//   axes:                               # in order; the first axis varies slowest
+//     parallelism.dp: [1, 2, 4, 8]
+//     platform: [../../platforms/dgx-a100.yaml, ../../platforms/dgx-h100.yaml]
+//   set:                                # optional: overrides applied to every point
+//     training.micro_batch: 1
+//   filter: devices_match               # optional (or a list): see SweepFilter
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "config/Override.hpp"
+
+namespace clearfog::sweep {
+
+/// devices_match: a point whose tp*pp*dp differs from the platform's device count is `skipped`
+/// instead of `error` (the scenario validator rejects it).
+enum class SweepFilter { DevicesMatch };
+
+struct Axis {
+  std::string key;                  // override path, e.g. "parallelism.dp"
+  std::vector<std::string> labels;  // values as written in the sweep file (CSV, plots)
+  std::vector<std::string> values;  // override values: paths made absolute, lists in flow style
+};
+
+struct SweepPoint {
+  int id = 0;                                  // 0-based, in grid / zip order
+  std::vector<config::Override> overrides;     // fixed `set` values, then one per axis
+  std::vector<std::pair<std::string, std::string>> axes;  // (key, label) per axis
+};
+
+struct SweepSpec {
+  std::string name;
+  std::filesystem::path file;  // the sweep file
+  std::filesystem::path base;  // base scenario, absolute
+  bool zip = false;
+  std::vector<Axis> axes;
+  std::vector<config::Override> fixed;
+  std::vector<SweepFilter> filters;
+
+  [[nodiscard]] bool has_filter(SweepFilter f) const;
+  /// Every point, ids 0 .. n-1. Grid: product of the axis lengths; zip: the common length.
+  [[nodiscard]] std::vector<SweepPoint> points() const;
+};
+
+/// Reads a sweep file; throws ConfigError with every problem located (file:line:col).
+SweepSpec load_sweep(const std::filesystem::path& file);
+
+}  // namespace clearfog::sweep
