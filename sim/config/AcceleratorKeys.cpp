@@ -58,6 +58,14 @@ KeyTable make_accelerator_table() {
        .dimension = Dimension::Bandwidth,
        .constraint = Constraint::Positive,
        .description = "Off-chip memory bandwidth (datasheet peak)."},
+      {.path = "memory.efficiency",
+       .type = KeyType::Number,
+       .presence = Presence::Defaulted,
+       .default_text = "1",
+       .constraint = Constraint::Fraction,
+       .description = "Fraction of memory.bandwidth that streaming kernels reach (STREAM-like), e.g. 0.82 "
+                      "for A100 80GB (1.61-1.75 TB/s measured of 2.04 TB/s). Memory-bound kernels and "
+                      "the HBM traffic of GEMMs are priced at memory.bandwidth x memory.efficiency."},
       {.path = "sram.per_unit",
        .type = KeyType::Quantity,
        .dimension = Dimension::Bytes,

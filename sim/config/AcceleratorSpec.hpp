@@ -24,7 +24,8 @@ struct AcceleratorSpec {
   std::map<DType, double> peak_flops;      // dense peak per dtype, FLOP/s; absent = not supported
   double int4_peak_ops = 0;                // dense int4 peak, OP/s; 0 = no native int4 (sub-8-bit via packing)
   double memory_capacity_B = 0;            // HBM / DRAM capacity
-  double memory_bandwidth_Bps = 0;         // HBM / DRAM bandwidth
+  double memory_bandwidth_Bps = 0;         // HBM / DRAM bandwidth, datasheet peak
+  double memory_efficiency = 1.0;          // fraction of the peak streaming kernels reach, (0, 1]
   double sram_per_unit_B = 0;              // shared memory / scratchpad per compute unit
   double sram_shared_B = 0;                // L2 or chip-wide SRAM
   double sram_shared_bandwidth_Bps = 0;    // L2 / chip-wide SRAM bandwidth; 0 = level not modelled
@@ -39,6 +40,8 @@ struct AcceleratorSpec {
   /// scenario validator does for the training precision).
   [[nodiscard]] bool supports(DType d) const { return peak_flops.count(d) != 0; }
   [[nodiscard]] double peak(DType d) const { return peak_flops.at(d); }
+  /// What kernels stream from HBM / DRAM: the peak times memory_efficiency (STREAM-like).
+  [[nodiscard]] double achievable_memory_bandwidth_Bps() const { return memory_bandwidth_Bps * memory_efficiency; }
 };
 
 }  // namespace clearfog::config

@@ -59,6 +59,22 @@ KeyTable make_scenario_table() {
            .default_text = "25 MB",
            .constraint = Constraint::Positive,
            .description = "Gradient bucket of data-parallel all-reduce (PyTorch DDP default)."},
+          {.path = "training.overlap_grad_reduce",
+           .type = KeyType::Bool,
+           .presence = Presence::Defaulted,
+           .default_text = "true",
+           .description = "Reduce each data-parallel gradient bucket as soon as the last micro-batch's backward has "
+                          "produced it, overlapped with the rest of the backward (PyTorch DDP; Megatron-core "
+                          "--overlap-grad-reduce). false: every bucket waits for the end of the backward (pipeline "
+                          "flush), as Megatron-LM did in 2021 (SC21)."},
+          {.path = "training.grad_accumulation_fusion",
+           .type = KeyType::Bool,
+           .presence = Presence::Defaulted,
+           .default_text = "true",
+           .description = "Weight-gradient GEMMs accumulate straight into the gradient buffer (C += A.B; Megatron "
+                          "--gradient-accumulation-fusion). false: every micro-batch after the first adds its weight "
+                          "gradients to the accumulated ones with separate memory-bound kernels (PyTorch autograd: "
+                          "read both, write one, 3e bytes per parameter), as Megatron-LM did in 2021."},
           {.path = "training.recompute",
            .type = KeyType::Enum,
            .choices = names(kAllRecomputes, recompute_name),
@@ -156,6 +172,16 @@ KeyTable make_scenario_table() {
            .default_text = std::string(fidelity_name(Fidelity::Step)),
            .description = "step: every step of an algorithm is a simulated message (O(P^2) events for "
                           "a ring); fluid: one flow per link for the whole collective (O(P) events)."},
+          {.path = "simulation.granularity",
+           .type = KeyType::Enum,
+           .choices = names(kAllGranularities, granularity_name),
+           .presence = Presence::Defaulted,
+           .default_text = std::string(granularity_name(Granularity::Auto)),
+           .description = "Ops of a 3D-parallel plan: layer: a compute op and tensor-parallel collectives per "
+                          "layer, gradients ready layer by layer (overlap of the data-parallel reduction "
+                          "with the backward is modelled); chunk: one op per model chunk and pass (the same "
+                          "busy times, far fewer events; gradients ready at the end of the chunk); auto: "
+                          "chunk when collectives.fidelity is fluid, else layer."},
       });
 }
 

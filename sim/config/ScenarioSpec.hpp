@@ -54,6 +54,29 @@ constexpr std::optional<Recompute> parse_recompute(std::string_view name) {
   return std::nullopt;
 }
 
+/// Ops per layer pass: `layer` (compute op and collectives per layer; gradients ready layer by
+/// layer), `chunk` (one op per model chunk and pass: far fewer events), `auto` (chunk when the
+/// collectives are fluid).
+enum class Granularity { Auto, Layer, Chunk };
+
+inline constexpr std::array<Granularity, 3> kAllGranularities = {Granularity::Auto, Granularity::Layer,
+                                                                 Granularity::Chunk};
+
+constexpr std::string_view granularity_name(Granularity g) {
+  switch (g) {
+    case Granularity::Auto: return "auto";
+    case Granularity::Layer: return "layer";
+    case Granularity::Chunk: return "chunk";
+  }
+  return "?";
+}
+
+constexpr std::optional<Granularity> parse_granularity(std::string_view name) {
+  for (Granularity g : kAllGranularities)
+    if (granularity_name(g) == name) return g;
+  return std::nullopt;
+}
+
 /// Pipeline schedule (the planner maps it to parallel::PipelineScheduleKind).
 enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
 
@@ -102,6 +125,8 @@ struct TrainingSpec {
   DType precision = DType::bf16;
   Optimizer optimizer = Optimizer::Adam;
   double bucket_size_B = 25e6; // DDP gradient bucket (PyTorch default 25 MB)
+  bool overlap_grad_reduce = true;       // DP reduction overlaps the last backward (else: after the flush)
+  bool grad_accumulation_fusion = true;  // false: a separate fp32 main-grad add per micro-batch
   Recompute recompute = Recompute::None;
 };
 
@@ -127,6 +152,7 @@ struct ScenarioSpec {
   TrainingSpec training;
   ParallelismSpec parallelism;
   CollectivesSpec collectives;
+  Granularity granularity = Granularity::Auto;
 
   /// Micro-batches each replica runs per iteration (gradient accumulation steps).
   [[nodiscard]] int micro_batches_per_replica() const {

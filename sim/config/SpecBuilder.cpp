@@ -70,6 +70,7 @@ AcceleratorSpec build_accelerator(const ConfigDocument& document) {
       spec.peak_flops[d] = peak->as_number();
   spec.memory_capacity_B = document.get_number("memory.capacity");
   spec.memory_bandwidth_Bps = document.get_number("memory.bandwidth");
+  spec.memory_efficiency = document.get_number("memory.efficiency");
   spec.sram_per_unit_B = document.get_number("sram.per_unit");
   spec.sram_shared_B = document.get_number("sram.shared");
   spec.sram_shared_bandwidth_Bps = document.get_number("sram.shared_bandwidth");
@@ -203,6 +204,8 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.training.precision = enum_value<DType>(document, "training.precision", parse_dtype);
   spec.training.optimizer = enum_value<Optimizer>(document, "training.optimizer", parse_optimizer);
   spec.training.bucket_size_B = document.get_number("training.bucket_size");
+  spec.training.overlap_grad_reduce = document.get_bool("training.overlap_grad_reduce");
+  spec.training.grad_accumulation_fusion = document.get_bool("training.grad_accumulation_fusion");
   spec.parallelism.dp = document.get_int("parallelism.dp");
   spec.parallelism.tp = document.get_int("parallelism.tp");
   spec.parallelism.pp = document.get_int("parallelism.pp");
@@ -220,6 +223,7 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.collectives.algorithm =
       enum_value<CollectiveAlgorithm>(document, "collectives.algorithm", parse_collective_algorithm);
   spec.collectives.fidelity = enum_value<Fidelity>(document, "collectives.fidelity", parse_fidelity);
+  spec.granularity = enum_value<Granularity>(document, "simulation.granularity", parse_granularity);
   return spec;
 }
 

@@ -76,7 +76,8 @@ parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cl
 /// The data-parallel planner (with its tuned all-reduces) covers plain data parallelism exactly.
 bool plain_data_parallel(const config::ScenarioSpec& s) {
   const auto& p = s.parallelism;
-  return p.tp == 1 && p.pp == 1 && p.zero_stage == 0 && s.training.recompute == config::Recompute::None;
+  return p.tp == 1 && p.pp == 1 && p.zero_stage == 0 && s.training.recompute == config::Recompute::None &&
+         s.training.overlap_grad_reduce && s.training.grad_accumulation_fusion;
 }
 
 }  // namespace
@@ -90,7 +91,9 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario) {
   } else {
     parallel::ParallelPlanOptions options;
     // Fluid collectives are chosen for large runs: one op per model chunk keeps the event count low.
-    options.fuse_chunk_layers = scenario.collectives.fidelity == config::Fidelity::Fluid;
+    options.fuse_chunk_layers = scenario.granularity == config::Granularity::Chunk ||
+                                (scenario.granularity == config::Granularity::Auto &&
+                                 scenario.collectives.fidelity == config::Fidelity::Fluid);
     run.step = parallel::plan_parallel_step(scenario, costs, group_collectives(topology, scenario), options);
   }
   spdlog::debug("planned {} ranks, {} gradient buckets", run.step.plan.rank_count(), run.step.buckets.size());

@@ -125,7 +125,7 @@ GemmEstimate BlockedGemmModel::estimate_tile(const GemmShape& shape, const GemmA
       const double l2_s = t * l2_per_tile / acc.sram_shared_bandwidth_Bps;
       if (l2_s > w.time_s) w = {l2_s, GemmBound::L2};
     }
-    const double hbm_s = t * hbm_per_tile / acc.memory_bandwidth_Bps;
+    const double hbm_s = t * hbm_per_tile / acc.achievable_memory_bandwidth_Bps();
     if (hbm_s > w.time_s) w = {hbm_s, GemmBound::Hbm};
     return w;
   };
@@ -160,7 +160,7 @@ GemmEstimate BlockedGemmModel::estimate(const GemmShape& shape, DType dtype) con
 double BlockedGemmModel::memory_bound_time(double bytes) const {
   const auto& acc = accelerator_;
   const bool on_chip = acc.sram_shared_bandwidth_Bps > 0 && bytes <= acc.sram_shared_B;
-  return acc.launch_overhead_s + bytes / (on_chip ? acc.sram_shared_bandwidth_Bps : acc.memory_bandwidth_Bps);
+  return acc.launch_overhead_s + bytes / (on_chip ? acc.sram_shared_bandwidth_Bps : acc.achievable_memory_bandwidth_Bps());
 }
 
 KernelCost BlockedGemmModel::cost(const Kernel& kernel) const {

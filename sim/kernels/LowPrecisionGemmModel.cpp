@@ -111,7 +111,7 @@ std::vector<LowPrecisionCandidate> LowPrecisionGemmModel::simd(const GemmShape& 
   const double outputs = static_cast<double>(shape.m) * static_cast<double>(shape.n) * batch;
   // Operands stored one per byte, int32 results: the DRAM side, overlapped with the arithmetic.
   const double memory_s = (a_elements + b_elements + outputs * kAccumulatorBits / kBitsPerByte) /
-                          acc.memory_bandwidth_Bps;
+                          acc.achievable_memory_bandwidth_Bps();
 
   std::vector<LowPrecisionCandidate> out;
   // `per_mac` and `fixed` in bits of lanes; cycles = bits / datapath, spread over the units.

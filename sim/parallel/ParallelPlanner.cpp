@@ -132,6 +132,32 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
   const double mlp_bwd_s = price(bwd_parts[0], "layer.backward.mlp");
   const double attn_bwd_s = price(bwd_parts[1], "layer.backward.attention");
   const double embedding_bwd_s = price(model.embedding_backward(), "embedding.backward");
+  // Without gradient-accumulation fusion every micro-batch after the first adds its weight
+  // gradients to the accumulated ones (PyTorch autograd: grad += new, one memory-bound kernel per
+  // parameter tensor reading both and writing one, 3e bytes per parameter). Fused, the weight-
+  // gradient GEMM accumulates into the buffer itself (C += A.B) at no extra traffic.
+  double layer_accumulate_s = 0, embedding_accumulate_s = 0;
+  if (!training.grad_accumulation_fusion && m > 1) {
+    const double accumulate_B = 3 * element_B;
+    std::vector<kernels::Kernel> accumulate;
+    for (const auto& g : layer_gradient_tensors(w, 0, 1.0, 0)) {
+      const double elements = g.bytes / tp;  // bytes_per_element 1: bytes count elements
+      accumulate.push_back(kernels::Kernel::make_memory_bound("grad_accumulate." + g.name.substr(g.name.find('.') + 1),
+                                                              elements * accumulate_B, elements, training.precision));
+    }
+    layer_accumulate_s = price(accumulate, "layer.backward.grad_accumulation");
+    const double embedding_elements = model.embedding_parameters() / tp;
+    embedding_accumulate_s =
+        price({kernels::Kernel::make_memory_bound("grad_accumulate.embedding", embedding_elements * accumulate_B,
+                                                  embedding_elements, training.precision)},
+              "embedding.backward.grad_accumulation");
+  }
+  // Per-layer backward of micro-batch mb: the accumulation runs at the end (hooks on its gradients).
+  const auto layer_accumulate = [&](int mb) { return mb > 0 ? layer_accumulate_s : 0.0; };
+  // With pp > 1 the last stage accumulates its own copy of the tied embedding (the logits weight).
+  const auto embedding_accumulate = [&](int mb) { return mb > 0 ? embedding_accumulate_s : 0.0; };
+  // Averaged over the micro-batches, for the per-stage figures of reports.
+  const double mean_accumulate = m > 1 ? (m - 1.0) / m : 0.0;
   double core_s = 0;
   if (training.recompute == config::Recompute::Selective)
     core_s = price(model.attention_core_forward(), "layer.recompute.attention_core");
@@ -154,14 +180,14 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
   for (int k = 0; k < chunks; ++k) {
     const int s = k % pp;
     stage_fwd[s] += layers[k] * (attn_fwd_s + mlp_fwd_s);
-    stage_bwd[s] += layers[k] * (attn_bwd_s + mlp_bwd_s + layer_recompute_s);
+    stage_bwd[s] += layers[k] * (attn_bwd_s + mlp_bwd_s + layer_recompute_s + mean_accumulate * layer_accumulate_s);
     stage_rec[s] += layers[k] * layer_recompute_s;
     stage_params[s] += layers[k] * per_layer_params;
   }
   stage_fwd[0] += embedding_fwd_s;
-  stage_bwd[0] += embedding_bwd_s;
+  stage_bwd[0] += embedding_bwd_s + mean_accumulate * embedding_accumulate_s;
   stage_fwd[pp - 1] += head_fwd_s;
-  stage_bwd[pp - 1] += head_bwd_s;
+  stage_bwd[pp - 1] += head_bwd_s + (pp > 1 ? mean_accumulate * embedding_accumulate_s : 0.0);
   stage_params[0] += model.embedding_parameters() / tp;
   if (pp > 1) stage_params[pp - 1] += model.embedding_parameters() / tp;  // tied logits copy
   stage_params[pp - 1] += model.head_parameters();
@@ -296,7 +322,8 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
                   {program::Transfer{src, step.p2p_bytes, p2p_tag(1, k + 1, mb, d, t)}});
             }
           } else {
-            last = compute(Category::Backward, prefix + ".head.bwd", head_bwd_s, last);
+            last = compute(Category::Backward, prefix + ".head.bwd",
+                           head_bwd_s + (pp > 1 ? embedding_accumulate(mb) : 0.0), last);
             record(last, model.head_parameters() + (pp > 1 ? model.embedding_parameters() / tp : 0.0), "head");
           }
           if (options.fuse_chunk_layers) {
@@ -307,7 +334,8 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
             } else if (core_s > 0) {
               last = compute(Category::Recompute, prefix + ".layers.recompute", n_layers * core_s, last);
             }
-            last = compute(Category::Backward, prefix + ".layers.bwd", n_layers * (attn_bwd_s + mlp_bwd_s), last);
+            last = compute(Category::Backward, prefix + ".layers.bwd",
+                           n_layers * (attn_bwd_s + mlp_bwd_s + layer_accumulate(mb)), last);
             last = tensor_collective(prefix + ".tp.bwd", 2.0 * n_layers * tp_bytes, last);
             record(last, n_layers * per_layer_params, prefix + ".layers");
           } else {
@@ -322,13 +350,15 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
               }
               last = compute(Category::Backward, fmt::format("mb{}.L{}.bwd.mlp", mb, l), mlp_bwd_s, last);
               last = tensor_collective(fmt::format("mb{}.L{}.bwd.tp1", mb, l), tp_bytes, last);
-              last = compute(Category::Backward, fmt::format("mb{}.L{}.bwd.attn", mb, l), attn_bwd_s, last);
+              last = compute(Category::Backward, fmt::format("mb{}.L{}.bwd.attn", mb, l),
+                             attn_bwd_s + layer_accumulate(mb), last);
               last = tensor_collective(fmt::format("mb{}.L{}.bwd.tp2", mb, l), tp_bytes, last);
               record(last, per_layer_params, fmt::format("L{}", l));
             }
           }
           if (k == 0) {
-            last = compute(Category::Backward, prefix + ".embedding.bwd", embedding_bwd_s, last);
+            last = compute(Category::Backward, prefix + ".embedding.bwd", embedding_bwd_s + embedding_accumulate(mb),
+                           last);
             record(last, model.embedding_parameters() / tp, "embedding");
           } else {
             for (std::size_t i = 0; i < members.size(); ++i) {
@@ -345,9 +375,12 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
     }
   }
 
-  // Gradient reduction per (stage, tensor rank) data-parallel group, bucketed like DDP, then the
-  // optimizer step; ZeRO 1/2/3 reduce-scatter the buckets and all-gather the updated parameters.
-  std::vector<OpIndex> optimizer_done(grid.size());
+  // Gradient reduction per (stage, tensor rank) data-parallel group, bucketed like DDP; ZeRO 1/2/3
+  // reduce-scatter the buckets. Without overlap every bucket waits for the rank's last backward op.
+  std::vector<std::vector<OpIndex>> synced(grid.size());  // what the optimizer step waits for
+  for (int r = 0; r < grid.size(); ++r) synced[r] = last_backward[r];
+  std::vector<std::vector<GradientBucket>> group_buckets(static_cast<std::size_t>(pp * tp));
+  const CollectiveOp reduce_op = par.zero_stage >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
   for (int s = 0; s < pp; ++s) {
     for (int t = 0; t < tp; ++t) {
       const auto group = grid.data_group(s, t);
@@ -355,16 +388,13 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
       std::vector<GradientTensor> tensors;
       for (std::size_t i = 0; i < list.size(); ++i)
         tensors.push_back(GradientTensor{list[i].name, list[i].parameters * element_B, static_cast<int>(i)});
-      std::vector<GradientBucket> buckets;
+      auto& buckets = group_buckets[static_cast<std::size_t>(s * tp + t)];
       if (dp > 1) buckets = make_gradient_buckets(tensors, training.bucket_size_B);
       if (s == 0 && t == 0) {
         step.buckets = buckets;
         step.gradient_bytes = std::accumulate(tensors.begin(), tensors.end(), 0.0,
                                               [](double a, const GradientTensor& g) { return a + g.bytes; });
       }
-      std::vector<OpIndex> reduced(group.size());
-      bool any = false;
-      const CollectiveOp reduce_op = par.zero_stage >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
       for (std::size_t b = 0; b < buckets.size(); ++b) {
         auto request = coll.request(reduce_op, group, buckets[b].bytes);
         request.stream = Stream::Comm;
@@ -372,19 +402,44 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
         request.name = fmt::format("s{}.t{}.{}.b{}", s, t, config::collective_op_name(reduce_op), b);
         request.deps.assign(group.size(), {});
         for (std::size_t i = 0; i < group.size(); ++i)
-          request.deps[i] = {ready[group[i]][static_cast<std::size_t>(buckets[b].ready_slot)].op};
-        reduced = collectives::append_collective(step.plan, request, tags);
-        any = true;
+          request.deps[i] = training.overlap_grad_reduce
+                                ? std::vector<OpIndex>{ready[group[i]][static_cast<std::size_t>(buckets[b].ready_slot)].op}
+                                : last_backward[group[i]];
+        const auto reduced = collectives::append_collective(step.plan, request, tags);
+        if (b + 1 == buckets.size())
+          for (std::size_t i = 0; i < group.size(); ++i) synced[group[i]].push_back(reduced[i]);
       }
+    }
+  }
+
+  // Megatron ties the input embedding (first stage) to the logits weight (last stage): after the
+  // data-parallel reduction the two copies' gradients are summed, V/t x h elements per tensor rank.
+  if (pp > 1) {
+    const double embedding_B = model.embedding_parameters() / tp * element_B;
+    for (int d = 0; d < dp; ++d) {
+      for (int t = 0; t < tp; ++t) {
+        const std::vector<int> pair = {grid.rank(d, 0, t), grid.rank(d, pp - 1, t)};
+        auto request = coll.request(CollectiveOp::AllReduce, pair, embedding_B);
+        request.stream = Stream::Comm;
+        request.category = Category::DataParallelComm;
+        request.name = fmt::format("d{}.t{}.embedding_grad.allreduce", d, t);
+        request.deps = {synced[pair[0]], synced[pair[1]]};
+        const auto done = collectives::append_collective(step.plan, request, tags);
+        for (std::size_t i = 0; i < pair.size(); ++i) synced[pair[i]].push_back(done[i]);
+      }
+    }
+  }
+
+  // The optimizer step, then (ZeRO) the all-gather of the updated parameter shards.
+  for (int s = 0; s < pp; ++s) {
+    for (int t = 0; t < tp; ++t) {
+      const auto group = grid.data_group(s, t);
       std::vector<OpIndex> opt(group.size());
-      for (std::size_t i = 0; i < group.size(); ++i) {
-        std::vector<OpIndex> deps = last_backward[group[i]];
-        if (any) deps.push_back(reduced[i]);
+      for (std::size_t i = 0; i < group.size(); ++i)
         opt[i] = step.plan.ranks[group[i]].add_compute(Stream::Compute, Category::Optimizer, "optimizer",
-                                                       optimizer_s[s], deps);
-        optimizer_done[group[i]] = opt[i];
-      }
+                                                       optimizer_s[s], synced[group[i]]);
       if (par.zero_stage >= 1 && dp > 1) {
+        const auto& buckets = group_buckets[static_cast<std::size_t>(s * tp + t)];
         for (std::size_t b = 0; b < buckets.size(); ++b) {
           auto request = coll.request(CollectiveOp::AllGather, group, buckets[b].bytes);
           request.stream = Stream::Comm;
