@@ -54,6 +54,27 @@ constexpr std::optional<Recompute> parse_recompute(std::string_view name) {
   return std::nullopt;
 }
 
+/// Attention kernels: unfused (QK^T, softmax, dropout and PV as separate kernels that move the
+/// b*a*s^2 scores through memory, as the Megatron-LM runs of the validations did) or fused (one
+/// FlashAttention-2-style kernel per pass; docs/compute-model.md, "Fused attention").
+enum class Attention { Unfused, Fused };
+
+inline constexpr std::array<Attention, 2> kAllAttentions = {Attention::Unfused, Attention::Fused};
+
+constexpr std::string_view attention_name(Attention a) {
+  switch (a) {
+    case Attention::Unfused: return "unfused";
+    case Attention::Fused: return "fused";
+  }
+  return "?";
+}
+
+constexpr std::optional<Attention> parse_attention(std::string_view name) {
+  for (Attention a : kAllAttentions)
+    if (attention_name(a) == name) return a;
+  return std::nullopt;
+}
+
 /// Pipeline schedule (the planner maps it to parallel::PipelineScheduleKind).
 enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
 
@@ -103,6 +124,7 @@ struct TrainingSpec {
   Optimizer optimizer = Optimizer::Adam;
   double bucket_size_B = 25e6; // DDP gradient bucket (PyTorch default 25 MB)
   Recompute recompute = Recompute::None;
+  Attention attention = Attention::Unfused;
 };
 
 struct ParallelismSpec {
