@@ -83,6 +83,16 @@ KeyTable make_scenario_table() {
            .description = "Activation recomputation (Korthikanti et al. 2022): none; selective: the attention "
                           "core is recomputed in backward; full: each layer's forward is recomputed before its "
                           "backward and only its input is kept."},
+          {.path = "training.attention",
+           .type = KeyType::Enum,
+           .choices = names(kAllAttentions, attention_name),
+           .presence = Presence::Defaulted,
+           .default_text = std::string(attention_name(Attention::Unfused)),
+           .description = "Attention kernels. unfused (the default, which the Megatron-era validations were run "
+                          "with): QK^T, softmax, dropout and PV as separate kernels that move the b*a*s^2 scores "
+                          "through memory; fused: one FlashAttention-2-style kernel per pass (Dao 2022, 2023) with "
+                          "no s^2 traffic and no s^2 activations (it keeps a logsumexp per row and recomputes the "
+                          "scores in backward, so selective recomputation adds nothing)."},
           {.path = "parallelism.dp",
            .type = KeyType::Integer,
            .presence = Presence::Defaulted,

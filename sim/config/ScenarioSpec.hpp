@@ -77,6 +77,27 @@ constexpr std::optional<Granularity> parse_granularity(std::string_view name) {
   return std::nullopt;
 }
 
+/// Attention kernels: unfused (QK^T, softmax, dropout and PV as separate kernels that move the
+/// b*a*s^2 scores through memory, as the Megatron-LM runs of the validations did) or fused (one
+/// FlashAttention-2-style kernel per pass; docs/compute-model.md, "Fused attention").
+enum class Attention { Unfused, Fused };
+
+inline constexpr std::array<Attention, 2> kAllAttentions = {Attention::Unfused, Attention::Fused};
+
+constexpr std::string_view attention_name(Attention a) {
+  switch (a) {
+    case Attention::Unfused: return "unfused";
+    case Attention::Fused: return "fused";
+  }
+  return "?";
+}
+
+constexpr std::optional<Attention> parse_attention(std::string_view name) {
+  for (Attention a : kAllAttentions)
+    if (attention_name(a) == name) return a;
+  return std::nullopt;
+}
+
 /// Pipeline schedule (the planner maps it to parallel::PipelineScheduleKind).
 enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
 
@@ -126,8 +147,9 @@ struct TrainingSpec {
   Optimizer optimizer = Optimizer::Adam;
   double bucket_size_B = 25e6; // DDP gradient bucket (PyTorch default 25 MB)
   bool overlap_grad_reduce = true;       // DP reduction overlaps the last backward (else: after the flush)
-  bool grad_accumulation_fusion = true;  // false: a separate fp32 main-grad add per micro-batch
+  bool grad_accumulation_fusion = true;  // false: a separate gradient add per micro-batch after the first
   Recompute recompute = Recompute::None;
+  Attention attention = Attention::Unfused;
 };
 
 struct ParallelismSpec {

@@ -210,6 +210,7 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.parallelism.tp = document.get_int("parallelism.tp");
   spec.parallelism.pp = document.get_int("parallelism.pp");
   spec.training.recompute = enum_value<Recompute>(document, "training.recompute", parse_recompute);
+  spec.training.attention = enum_value<Attention>(document, "training.attention", parse_attention);
   spec.parallelism.sequence_parallel = document.get_bool("parallelism.sequence_parallel");
   spec.parallelism.virtual_stages = document.get_int("parallelism.virtual_stages");
   spec.parallelism.schedule =

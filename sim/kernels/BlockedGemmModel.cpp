@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/Errors.hpp"
+#include "kernels/FusedAttentionTiling.hpp"
 
 // Equations and their sources: docs/compute-model.md, "Blocked-GEMM model".
 namespace clearfog::kernels {
@@ -157,6 +158,57 @@ GemmEstimate BlockedGemmModel::estimate(const GemmShape& shape, DType dtype) con
   return estimate(shape, arithmetic_of(dtype));
 }
 
+AttentionEstimate BlockedGemmModel::estimate_attention(const AttentionShape& shape, DType dtype) const {
+  const GemmArithmetic arithmetic = arithmetic_of(dtype);
+  const auto& acc = accelerator_;
+  const AttentionTiling tiling = plan_attention_tiling(shape, arithmetic.element_bytes, acc.sram_per_unit_B);
+  const double units = acc.compute_units;
+  const double tiles = static_cast<double>(tiling.tiles);
+  const double waves = ceil_div(tiles, units);
+
+  AttentionEstimate out;
+  out.block_rows = tiling.block_rows;
+  out.tiles = tiling.tiles;
+  out.waves = static_cast<long long>(waves);
+  out.wave_efficiency = tiles / (waves * units);
+  out.tile_compute_s = tiling.tile_flops / (arithmetic.peak_ops * acc.gemm_efficiency / units);
+  out.l2_bytes = tiling.tile_bytes() * tiles;
+
+  // HBM: the tiles of a wave cover consecutive blocks of few heads (block index fastest, as
+  // FlashAttention-2's grid). If what those heads stream fits in L2 it is read from HBM once and
+  // the per-block re-reads hit L2: compulsory traffic. Otherwise, or with no L2, every tile loads
+  // its streamed operands from HBM.
+  const double blocks = static_cast<double>(tiling.blocks_per_head);
+  const double heads_in_flight =
+      std::min(static_cast<double>(shape.batch_heads), ceil_div(std::min(tiles, units), blocks));
+  const double sram = acc.sram_shared_B;
+  const bool reuse_in_l2 = sram > 0 && heads_in_flight * tiling.streamed_bytes <= kResidentOperandShare * sram;
+  out.hbm_bytes = reuse_in_l2 ? tiling.compulsory_bytes : std::max(tiling.compulsory_bytes, out.l2_bytes);
+  const double hbm_per_tile = out.hbm_bytes / tiles;
+
+  struct Wave {
+    double time_s;
+    GemmBound bound;
+  };
+  const auto wave = [&](double t) {
+    Wave w{out.tile_compute_s, GemmBound::Compute};
+    if (acc.sram_shared_bandwidth_Bps > 0) {
+      const double l2_s = t * tiling.tile_bytes() / acc.sram_shared_bandwidth_Bps;
+      if (l2_s > w.time_s) w = {l2_s, GemmBound::L2};
+    }
+    const double hbm_s = t * hbm_per_tile / acc.achievable_memory_bandwidth_Bps();
+    if (hbm_s > w.time_s) w = {hbm_s, GemmBound::Hbm};
+    return w;
+  };
+  const double last_tiles = tiles - (waves - 1) * units;
+  const Wave full = wave(units), last = wave(last_tiles);
+  out.time_s = acc.launch_overhead_s + (waves - 1) * full.time_s + last.time_s;
+  out.bound = waves > 1 ? full.bound : last.bound;
+  out.flops_per_s = attention_flops(shape) / out.time_s;
+  out.efficiency = out.flops_per_s / arithmetic.peak_ops;
+  return out;
+}
+
 double BlockedGemmModel::memory_bound_time(double bytes) const {
   const auto& acc = accelerator_;
   const bool on_chip = acc.sram_shared_bandwidth_Bps > 0 && bytes <= acc.sram_shared_B;
@@ -169,6 +221,10 @@ KernelCost BlockedGemmModel::cost(const Kernel& kernel) const {
                             dtype_name(kernel.dtype), kernel.name));
   if (kernel.kind == KernelKind::Gemm) {
     const auto e = estimate(kernel.gemm, kernel.dtype);
+    return KernelCost{e.time_s, e.bound == GemmBound::Compute ? Bound::Compute : Bound::Memory};
+  }
+  if (kernel.kind == KernelKind::FusedAttention) {
+    const auto e = estimate_attention(kernel.attention, kernel.dtype);
     return KernelCost{e.time_s, e.bound == GemmBound::Compute ? Bound::Compute : Bound::Memory};
   }
   // Memory-bound: the bytes at the level the working set fits in; the arithmetic at the dtype's

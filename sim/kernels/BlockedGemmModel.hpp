@@ -39,6 +39,21 @@ struct GemmEstimate {
   double hbm_bytes = 0;          // traffic between L2 and HBM/DRAM
 };
 
+/// A fused attention pass priced as waves of FlashAttention-2 tiles (kernels/FusedAttentionTiling.hpp).
+struct AttentionEstimate {
+  double time_s = 0;             // launch overhead + the waves
+  double flops_per_s = 0;        // useful matrix-product FLOPs / time_s
+  double efficiency = 0;         // flops_per_s / datasheet peak
+  GemmBound bound = GemmBound::Compute;  // what limits the full waves (the only wave if there is one)
+  long long block_rows = 0;      // B
+  long long tiles = 0;           // batch_heads * ceil(s / B)
+  long long waves = 0;           // ceil(tiles / units)
+  double wave_efficiency = 0;    // tiles / (waves * units)
+  double tile_compute_s = 0;     // one tile's arithmetic at the per-unit rate
+  double l2_bytes = 0;           // traffic between the units and L2: every tile's rows and its streamed head
+  double hbm_bytes = 0;          // traffic between L2 and HBM/DRAM
+};
+
 class BlockedGemmModel final : public KernelCostModel {
 public:
   /// Throws clearfog::Error naming the accelerator on a figure the model cannot use (no compute
@@ -56,6 +71,10 @@ public:
   /// One given tile, no choice.
   [[nodiscard]] GemmEstimate estimate_tile(const GemmShape& shape, const GemmArithmetic& arithmetic,
                                            config::TileShape tile) const;
+  /// A fused attention pass: tiles of B rows of one head, in waves, each wave the slowest of its
+  /// tiles' arithmetic (at the GEMM efficiency), its L2 and its HBM traffic. Never faster than the
+  /// roofline of its FLOPs and compulsory bytes.
+  [[nodiscard]] AttentionEstimate estimate_attention(const AttentionShape& shape, DType dtype) const;
   /// A memory-bound kernel: launch overhead + bytes at the bandwidth of the level its working set
   /// fits in (chip-wide SRAM if it fits and that level is modelled, else HBM/DRAM).
   [[nodiscard]] double memory_bound_time(double bytes) const;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/Errors.hpp"
+#include "kernels/FusedAttentionTiling.hpp"
 
 namespace clearfog::kernels {
 
@@ -38,6 +39,21 @@ Kernel Kernel::make_memory_bound(std::string name, double bytes, double flops, D
   kernel.dtype = dtype;
   kernel.flops = flops;
   kernel.bytes = bytes;
+  return kernel;
+}
+
+Kernel Kernel::make_fused_attention(std::string name, AttentionShape shape, DType dtype) {
+  if (shape.batch_heads <= 0 || shape.seq <= 0 || shape.head_dim <= 0)
+    throw Error(fmt::format("Kernel::make_fused_attention: '{}': batch_heads, seq and head_dim must be > 0, got "
+                            "batch_heads={} seq={} head_dim={}",
+                            name, shape.batch_heads, shape.seq, shape.head_dim));
+  Kernel kernel;
+  kernel.name = std::move(name);
+  kernel.kind = KernelKind::FusedAttention;
+  kernel.dtype = dtype;
+  kernel.attention = shape;
+  kernel.flops = attention_flops(shape);
+  kernel.bytes = attention_compulsory_bytes(shape, dtype_bytes(dtype));
   return kernel;
 }
 

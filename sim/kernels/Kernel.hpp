@@ -10,7 +10,8 @@ namespace clearfog::kernels {
 
 enum class KernelKind {
   Gemm,        // C[m x n] = A[m x k] . B[k x n], `batch` independent instances
-  MemoryBound  // elementwise / reduction ops (layernorm, softmax, GeLU, dropout, add, optimizer)
+  MemoryBound,    // elementwise / reduction ops (layernorm, softmax, GeLU, dropout, add, optimizer)
+  FusedAttention  // FlashAttention-2-style softmax(Q.K^T).V in one kernel, forward or backward
 };
 
 struct GemmShape {
@@ -18,16 +19,32 @@ struct GemmShape {
   long long batch = 1;
 };
 
+/// One fused attention pass over `batch_heads` independent heads: `seq` queries attend to `seq`
+/// keys of `head_dim` elements. All heads are attended in full (no causal block skipping, as the
+/// unfused GEMMs also compute the whole s x s matrix).
+struct AttentionShape {
+  long long batch_heads = 0;  // b * a (heads of this tensor-parallel rank)
+  long long seq = 0;          // s
+  long long head_dim = 0;     // d = h / a
+  bool backward = false;      // the backward kernel (recomputes S and P, gives dQ, dK, dV)
+};
+
 struct Kernel {
   std::string name;           // "qkv", "attn_scores", "fc1.dgrad", ...
   KernelKind kind = KernelKind::MemoryBound;
   DType dtype = DType::bf16;  // arithmetic / storage type
   GemmShape gemm;             // only for Gemm
+  AttentionShape attention;   // only for FusedAttention
   double flops = 0;           // arithmetic work, FLOP (2*m*n*k*batch for a GEMM)
-  double bytes = 0;           // DRAM/HBM traffic assuming no reuse across kernels, B
+  double bytes = 0;           // DRAM/HBM traffic assuming no reuse across kernels, B; for fused
+                              // attention the compulsory part (tensors read or written once)
 
   static Kernel make_gemm(std::string name, GemmShape shape, DType dtype);
   static Kernel make_memory_bound(std::string name, double bytes, double flops, DType dtype);
+  /// FLOPs of the matrix products only: 4*s^2*d per head forward (S = Q.K^T, O = P.V), 10*s^2*d
+  /// backward (S again, dV, dP, dQ, dK). Bytes: forward reads Q, K, V and writes O and the fp32
+  /// logsumexp; backward reads Q, K, V, O, dO and the logsumexp and writes dQ, dK, dV.
+  static Kernel make_fused_attention(std::string name, AttentionShape shape, DType dtype);
 };
 
 enum class Bound { Compute, Memory };

@@ -48,7 +48,8 @@ StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const ker
                                  const GradientReduction& reduction) {
   const auto& w = scenario.workload;
   const auto& training = scenario.training;
-  const workload::TransformerModel model(w, training.micro_batch, training.precision);
+  const workload::TransformerModel model(w, training.micro_batch, training.precision, workload::TensorSharding{},
+                                         training.attention);
   const int layers = w.layers;
   const int dp = scenario.parallelism.dp;
   const double element_B = dtype_bytes(training.precision);

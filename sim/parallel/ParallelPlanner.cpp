@@ -102,7 +102,7 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
   const auto& par = scenario.parallelism;
   const int tp = par.tp, pp = par.pp, dp = par.dp, v = par.virtual_stages;
   const workload::TransformerModel model(w, training.micro_batch, training.precision,
-                                         workload::TensorSharding{tp, par.sequence_parallel});
+                                         workload::TensorSharding{tp, par.sequence_parallel}, training.attention);
   const double element_B = dtype_bytes(training.precision);
   const std::vector<int> layers = chunk_layers(scenario);
   const int chunks = pp * v;

@@ -6,6 +6,10 @@ namespace clearfog::report {
 namespace {
 
 std::string shape_text(const kernels::Kernel& k) {
+  if (k.kind == kernels::KernelKind::FusedAttention) {  // S = Q.K^T's shape: s x s x d, per head
+    const auto& a = k.attention;
+    return fmt::format("{}x{}x{} x{}", a.seq, a.seq, a.head_dim, a.batch_heads);
+  }
   if (k.kind != kernels::KernelKind::Gemm) return "-";
   const auto& g = k.gemm;
   return g.batch > 1 ? fmt::format("{}x{}x{} x{}", g.m, g.n, g.k, g.batch) : fmt::format("{}x{}x{}", g.m, g.n, g.k);
@@ -56,6 +60,11 @@ nlohmann::ordered_json op_table_json(const config::ScenarioSpec& s, const parall
                                   {"runs_per_iteration", runs_per_iteration(pk.pass, s, step.micro_batches)}};
     if (pk.kernel.kind == kernels::KernelKind::Gemm)
       row["gemm"] = {{"m", pk.kernel.gemm.m}, {"n", pk.kernel.gemm.n}, {"k", pk.kernel.gemm.k}, {"batch", pk.kernel.gemm.batch}};
+    if (pk.kernel.kind == kernels::KernelKind::FusedAttention)
+      row["attention"] = {{"batch_heads", pk.kernel.attention.batch_heads},
+                          {"seq", pk.kernel.attention.seq},
+                          {"head_dim", pk.kernel.attention.head_dim},
+                          {"backward", pk.kernel.attention.backward}};
     rows.push_back(std::move(row));
   }
   return rows;

@@ -29,12 +29,16 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
       workload::megatron_flops_per_iteration(w, training.global_batch) / (m.step_time_s * devices);
   // Hardware FLOPs: model FLOPs plus the recomputed forward (full: one more forward, 1/3 of the
   // model FLOPs of the layers; selective: the attention core, Korthikanti Eq. 8).
+  // Fused attention recomputes S = Q.K^T in every backward (2*b*s^2*h per layer) and so leaves
+  // selective recomputation nothing to add.
   const double b = training.global_batch, l = w.layers, s = w.seq_length, h = w.hidden;
+  const bool fused = training.attention == config::Attention::Fused;
   switch (training.recompute) {
     case config::Recompute::None: m.hardware_flops = m.model_flops; break;
     case config::Recompute::Full: m.hardware_flops = m.model_flops + 24 * b * l * s * h * h * (1 + s / (6 * h)); break;
-    case config::Recompute::Selective: m.hardware_flops = m.model_flops + 4 * b * l * s * s * h; break;
+    case config::Recompute::Selective: m.hardware_flops = m.model_flops + (fused ? 0 : 4 * b * l * s * s * h); break;
   }
+  if (fused) m.hardware_flops += 2 * b * l * s * s * h;
   m.hfu = m.hardware_flops / (m.step_time_s * devices * m.peak_flops_per_device);
   m.recompute_s = step.recompute_s * step.micro_batches;
   m.ideal_bubble_fraction = step.ideal_bubble;

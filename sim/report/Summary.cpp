@@ -32,9 +32,10 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                units::format(s.platform.node.link.bandwidth_Bps, Dimension::Bandwidth)));
   line("workload", fmt::format("{}: {} layers, hidden {}, {} heads, sequence {}, vocabulary {} ({:.3g} B parameters)",
                                w.name, w.layers, w.hidden, w.heads, w.seq_length, w.vocab_size, params / 1e9));
-  line("training", fmt::format("global batch {} = dp {} x micro-batch {} x {} micro-batches, {}, {}",
+  line("training", fmt::format("global batch {} = dp {} x micro-batch {} x {} micro-batches, {}, {}{}",
                                tr.global_batch, s.parallelism.dp, tr.micro_batch, s.micro_batches_per_replica(),
-                               dtype_name(tr.precision), config::optimizer_name(tr.optimizer)));
+                               dtype_name(tr.precision), config::optimizer_name(tr.optimizer),
+                               tr.attention == config::Attention::Fused ? ", fused attention" : ""));
 
   o += "\nIteration\n";
   line("step time", t(m.step_time_s));
@@ -107,7 +108,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                    {"micro_batches_per_replica", s.micro_batches_per_replica()},
                    {"precision", dtype_name(s.training.precision)},
                    {"optimizer", config::optimizer_name(s.training.optimizer)},
-                   {"bucket_size_B", s.training.bucket_size_B}};
+                   {"bucket_size_B", s.training.bucket_size_B},
+                   {"attention", config::attention_name(s.training.attention)}};
   j["status"] = m.oom ? "oom" : "ok";
   j["step_time_s"] = m.step_time_s;
   j["samples_per_s"] = m.samples_per_s;

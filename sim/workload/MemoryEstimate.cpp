@@ -52,7 +52,7 @@ double activation_bytes_per_layer(const config::WorkloadSpec& w, int micro_batch
 }
 
 double activation_bytes_per_layer(const config::WorkloadSpec& w, int micro_batch, DType precision, int tp,
-                                  bool sequence_parallel, config::Recompute recompute) {
+                                  bool sequence_parallel, config::Recompute recompute, config::Attention attention) {
   const auto s = static_cast<double>(w.seq_length);
   const auto b = static_cast<double>(micro_batch);
   const auto h = static_cast<double>(w.hidden);
@@ -60,14 +60,18 @@ double activation_bytes_per_layer(const config::WorkloadSpec& w, int micro_batch
   const auto t = static_cast<double>(tp);
   const double scale = std::max(dtype_bytes(precision), 2.0) / 2.0;
   const double sbh = s * b * h;
+  const double rest = scale * sbh * (sequence_parallel ? 34 / t : 10 + 24 / t);
+  // The fused kernel's fp32 logsumexp per query row of this rank's heads; it is never rescaled.
+  constexpr double kLogsumexpBytes = 4;
+  const double logsumexp = attention == config::Attention::Fused ? kLogsumexpBytes * b * a * s / t : 0.0;
   switch (recompute) {
     case config::Recompute::Full: return scale * 2 * sbh;  // the layer input only
-    case config::Recompute::Selective:
-      return scale * sbh * (sequence_parallel ? 34 / t : 10 + 24 / t);
+    case config::Recompute::Selective: return rest + logsumexp;  // fused: nothing to recompute
     case config::Recompute::None: break;
   }
-  const double attention = 5 * a * s / (h * t);
-  return scale * sbh * ((sequence_parallel ? 34 / t : 10 + 24 / t) + attention);
+  if (attention == config::Attention::Fused) return rest + logsumexp;
+  const double scores = 5 * a * s / (h * t);  // softmax output 2as/h, dropout mask as/h, its output 2as/h
+  return rest + scale * sbh * scores;
 }
 
 double in_flight_micro_batches(const config::ParallelismSpec& par, int micro_batches) {
@@ -125,7 +129,7 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
   m.gradients_B = states.gradients_B;
   m.optimizer_B = states.optimizer_B;
   const double per_layer = activation_bytes_per_layer(w, training.micro_batch, training.precision, par.tp,
-                                                      par.sequence_parallel, training.recompute);
+                                                      par.sequence_parallel, training.recompute, training.attention);
   // The fp32 softmax of the (vocabulary-parallel) logits, kept for the cross-entropy backward on the
   // last stage, for the one micro-batch between its forward and backward.
   constexpr double kLogitsBytes = 4;
@@ -143,7 +147,7 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
   // Full recomputation re-creates one layer's activations at a time during backward.
   if (training.recompute == config::Recompute::Full)
     m.buffers_B += activation_bytes_per_layer(w, training.micro_batch, training.precision, par.tp,
-                                              par.sequence_parallel, config::Recompute::None);
+                                              par.sequence_parallel, config::Recompute::None, training.attention);
   // ZeRO-3 gathers one layer's parameters at a time, with the next one prefetched.
   if (par.zero_stage >= 3 && par.dp > 1)
     m.buffers_B += 2 * state_bytes(training.precision).weights * model.parameters_per_layer() / t;

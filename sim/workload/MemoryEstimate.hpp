@@ -34,8 +34,11 @@ ModelStates model_state_bytes(double parameters, DType precision, config::Optimi
 
 /// Activations one layer saves for its backward, one micro-batch, Korthikanti Table 2 by
 /// tensor-parallel degree, sequence parallelism and recomputation (16-bit activations; x2 for 4-byte).
+/// Fused attention stores none of the 5*a*s/h term (softmax output, dropout mask, dropout output) but the
+/// fp32 logsumexp of every query row, 4*b*a*s/t bytes (not kept under full recomputation).
 double activation_bytes_per_layer(const config::WorkloadSpec& workload, int micro_batch, DType precision, int tp,
-                                  bool sequence_parallel, config::Recompute recompute);
+                                  bool sequence_parallel, config::Recompute recompute,
+                                  config::Attention attention = config::Attention::Unfused);
 
 /// Micro-batches whose activations the first pipeline stage holds at once: GPipe m, 1F1B min(p, m),
 /// interleaved p * (1 + (p-1)/(p*m)) (Korthikanti Sec. 4.2.3); 1 without pipelining.

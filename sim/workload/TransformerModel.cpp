@@ -86,6 +86,11 @@ Dims dims_of(const TransformerModel& model) {
               model.sharding().sequence_parallel ? 1.0 / static_cast<double>(t) : 1.0};
 }
 
+// The heads of this rank, all attended in full.
+kernels::AttentionShape attention_shape(const Dims& d, bool backward) {
+  return kernels::AttentionShape{d.b * d.a, d.s, d.head_dim(), backward};
+}
+
 // Y[m x n] = X[m x k] . W[k x n] gives dX = dY . W^T (m, k, n) and dW = X^T . dY (k, n, m).
 void push_weight_gemm_backward(std::vector<Kernel>& out, const std::string& name, GemmShape fwd, DType dtype) {
   out.push_back(Kernel::make_gemm(name + ".dgrad", GemmShape{fwd.m, fwd.k, fwd.n, fwd.batch}, dtype));
@@ -122,7 +127,15 @@ TransformerModel::TransformerModel(const config::WorkloadSpec& spec, int micro_b
 
 TransformerModel::TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype,
                                    TensorSharding sharding)
-    : spec_(checked(spec, micro_batch)), micro_batch_(micro_batch), dtype_(dtype), sharding_(sharding) {
+    : TransformerModel(spec, micro_batch, dtype, sharding, config::Attention::Unfused) {}
+
+TransformerModel::TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype,
+                                   TensorSharding sharding, config::Attention attention)
+    : spec_(checked(spec, micro_batch)),
+      micro_batch_(micro_batch),
+      dtype_(dtype),
+      sharding_(sharding),
+      attention_(attention) {
   if (sharding.tp < 1 || spec_.heads % sharding.tp != 0 || spec_.ffn_hidden % sharding.tp != 0)
     throw Error(fmt::format("TransformerModel: workload '{}': tensor-parallel degree {} must divide heads ({}) and "
                             "ffn_hidden ({})",
@@ -143,6 +156,7 @@ std::vector<std::vector<Kernel>> TransformerModel::layer_backward_parts() const 
 
 std::vector<Kernel> TransformerModel::attention_core_forward() const {
   std::vector<Kernel> core;
+  if (fused_attention()) return core;
   for (auto& k : layer_forward())
     if (k.name == "attn_scores" || k.name == "softmax" || k.name == "attn_dropout" || k.name == "attn_v")
       core.push_back(std::move(k));
@@ -155,12 +169,17 @@ std::vector<Kernel> TransformerModel::layer_forward() const {
   std::vector<Kernel> k;
   k.push_back(layernorm_forward("ln1", d, t));
   k.push_back(Kernel::make_gemm("qkv", GemmShape{d.tokens(), 3 * d.h / d.t, d.h, 1}, t));
-  k.push_back(Kernel::make_gemm("attn_scores", GemmShape{d.s, d.s, d.head_dim(), d.b * d.a}, t));
-  // scale + causal mask + softmax: read the scores, write the probabilities
-  k.push_back(Kernel::make_memory_bound("softmax", 2 * d.A() * d.e, kSoftmaxFlops * d.A(), t));
-  // read the probabilities, write the dropped ones and the mask
-  k.push_back(Kernel::make_memory_bound("attn_dropout", d.A() * (2 * d.e + kMaskBytes), kDropoutFlops * d.A(), t));
-  k.push_back(Kernel::make_gemm("attn_v", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
+  if (fused_attention()) {
+    // scores, softmax, dropout (mask regenerated from the RNG state) and P.V in one kernel
+    k.push_back(Kernel::make_fused_attention("attention", attention_shape(d, false), t));
+  } else {
+    k.push_back(Kernel::make_gemm("attn_scores", GemmShape{d.s, d.s, d.head_dim(), d.b * d.a}, t));
+    // scale + causal mask + softmax: read the scores, write the probabilities
+    k.push_back(Kernel::make_memory_bound("softmax", 2 * d.A() * d.e, kSoftmaxFlops * d.A(), t));
+    // read the probabilities, write the dropped ones and the mask
+    k.push_back(Kernel::make_memory_bound("attn_dropout", d.A() * (2 * d.e + kMaskBytes), kDropoutFlops * d.A(), t));
+    k.push_back(Kernel::make_gemm("attn_v", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
+  }
   k.push_back(Kernel::make_gemm("proj", GemmShape{d.tokens(), d.h, d.h / d.t, 1}, t));
   k.push_back(dropout_add_forward("dropout_add1", d, t));
   k.push_back(layernorm_forward("ln2", d, t));
@@ -183,18 +202,23 @@ std::vector<Kernel> TransformerModel::layer_backward() const {
   k.push_back(layernorm_backward("ln2", d, t, true));
   k.push_back(dropout_add_backward("dropout_add1", d, t));
   push_weight_gemm_backward(k, "proj", GemmShape{d.tokens(), d.h, d.h / d.t, 1}, t);
-  // O = P . V per head: dP = dO . V^T (s, s, h/a) and dV = P^T . dO (s, h/a, s)
-  k.push_back(Kernel::make_gemm("attn_v.dprobs", GemmShape{d.s, d.s, d.head_dim(), d.b * d.a}, t));
-  k.push_back(Kernel::make_gemm("attn_v.dv", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
-  // read dy and the mask, write dx
-  k.push_back(Kernel::make_memory_bound("attn_dropout.bwd", d.A() * (2 * d.e + kMaskBytes),
-                                        kBackwardFlopsFactor * kDropoutFlops * d.A(), t));
-  // read the saved probabilities and dy, write dx
-  k.push_back(Kernel::make_memory_bound("softmax.bwd", 3 * d.A() * d.e,
-                                        kBackwardFlopsFactor * kSoftmaxFlops * d.A(), t));
-  // S = Q . K^T per head: dQ = dS . K (s, h/a, s) and dK = dS^T . Q (s, h/a, s)
-  k.push_back(Kernel::make_gemm("attn_scores.dq", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
-  k.push_back(Kernel::make_gemm("attn_scores.dk", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
+  if (fused_attention()) {
+    // recomputes S and P from Q, K and the saved logsumexp, then dV, dP, dS, dQ, dK in one kernel
+    k.push_back(Kernel::make_fused_attention("attention.bwd", attention_shape(d, true), t));
+  } else {
+    // O = P . V per head: dP = dO . V^T (s, s, h/a) and dV = P^T . dO (s, h/a, s)
+    k.push_back(Kernel::make_gemm("attn_v.dprobs", GemmShape{d.s, d.s, d.head_dim(), d.b * d.a}, t));
+    k.push_back(Kernel::make_gemm("attn_v.dv", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
+    // read dy and the mask, write dx
+    k.push_back(Kernel::make_memory_bound("attn_dropout.bwd", d.A() * (2 * d.e + kMaskBytes),
+                                          kBackwardFlopsFactor * kDropoutFlops * d.A(), t));
+    // read the saved probabilities and dy, write dx
+    k.push_back(Kernel::make_memory_bound("softmax.bwd", 3 * d.A() * d.e,
+                                          kBackwardFlopsFactor * kSoftmaxFlops * d.A(), t));
+    // S = Q . K^T per head: dQ = dS . K (s, h/a, s) and dK = dS^T . Q (s, h/a, s)
+    k.push_back(Kernel::make_gemm("attn_scores.dq", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
+    k.push_back(Kernel::make_gemm("attn_scores.dk", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
+  }
   push_weight_gemm_backward(k, "qkv", GemmShape{d.tokens(), 3 * d.h / d.t, d.h, 1}, t);
   k.push_back(layernorm_backward("ln1", d, t, true));
   return k;

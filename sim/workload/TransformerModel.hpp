@@ -3,6 +3,7 @@
 // Pure: no engine, no costs — planners price the kernels with a KernelCostModel.
 #include <vector>
 
+#include "config/ScenarioSpec.hpp"
 #include "config/WorkloadSpec.hpp"
 #include "core/DType.hpp"
 #include "kernels/Kernel.hpp"
@@ -25,6 +26,11 @@ public:
   /// projection and fc2 row-parallel (k / t), heads / t attention heads, the logits GEMM and
   /// cross-entropy vocabulary-parallel (V / t). Throws clearfog::Error unless t divides heads.
   TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype, TensorSharding sharding);
+  /// Same, with the attention kernels chosen: Fused replaces attn_scores, softmax, attn_dropout and
+  /// attn_v by one `attention` kernel (FlashAttention-2 style) and their six backward kernels by
+  /// one `attention.bwd`.
+  TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype, TensorSharding sharding,
+                   config::Attention attention);
 
   /// layer_forward() cut where Megatron's forward all-reduces (g operator) sit: [0] ln1 … proj
   /// (all-reduce after it), [1] dropout_add1 … dropout_add2 (all-reduce after fc2).
@@ -33,9 +39,11 @@ public:
   /// fc1 (all-reduce of the fc1 input gradient), [1] ln2.bwd … ln1.bwd (all-reduce after qkv).
   [[nodiscard]] std::vector<std::vector<kernels::Kernel>> layer_backward_parts() const;
   /// Selective recomputation (Korthikanti et al. 2022): the attention core re-run in backward
-  /// (attn_scores, softmax, attn_dropout, attn_v).
+  /// (attn_scores, softmax, attn_dropout, attn_v). Empty with fused attention: its backward kernel
+  /// recomputes the scores itself (and is priced with that work), so there is nothing more to re-run.
   [[nodiscard]] std::vector<kernels::Kernel> attention_core_forward() const;
   [[nodiscard]] const TensorSharding& sharding() const { return sharding_; }
+  [[nodiscard]] config::Attention attention() const { return attention_; }
 
   /// Kernels of one transformer layer's forward pass (layernorm, QKV, attention scores,
   /// softmax, attention over V, projection, dropout/residual, layernorm, MLP fc1, GeLU, fc2, ...).
@@ -69,10 +77,13 @@ public:
   [[nodiscard]] DType dtype() const { return dtype_; }
 
 private:
+  [[nodiscard]] bool fused_attention() const { return attention_ == config::Attention::Fused; }
+
   config::WorkloadSpec spec_;
   int micro_batch_;
   DType dtype_;
   TensorSharding sharding_;
+  config::Attention attention_ = config::Attention::Unfused;
 };
 
 }  // namespace clearfog::workload

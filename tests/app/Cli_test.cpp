@@ -88,3 +88,28 @@ TEST_CASE("cli: the same scenario gives byte-identical output", "[cli][simulatio
     CHECK(first.output == second.output);
   }
 }
+
+TEST_CASE("cli: --set training.attention=fused shortens the gpt-7.5b step", "[cli][simulation]") {
+  const std::string scenario = std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/gpt-7.5b-tp.yaml";
+  const auto unfused = clearfog("run " + scenario + " --format json");
+  const auto fused = clearfog("run " + scenario + " --format json --set training.attention=fused");
+  REQUIRE(unfused.exit_code == 0);
+  REQUIRE(fused.exit_code == 0);
+  const auto u = nlohmann::json::parse(unfused.output);
+  const auto f = nlohmann::json::parse(fused.output);
+  CHECK(u["training"]["attention"] == "unfused");
+  CHECK(f["training"]["attention"] == "fused");
+  // No s^2 traffic in either pass: both get faster, so does the step.
+  CHECK(f["compute"]["forward_s"].get<double>() < u["compute"]["forward_s"].get<double>());
+  CHECK(f["compute"]["backward_s"].get<double>() < u["compute"]["backward_s"].get<double>());
+  CHECK(f["step_time_s"].get<double>() < u["step_time_s"].get<double>());
+  // Same model FLOPs (Korthikanti Eq. 7), so a shorter step is a higher MFU.
+  CHECK(f["model_flops_per_step"].get<double>() == u["model_flops_per_step"].get<double>());
+  CHECK(f["mfu"].get<double>() > u["mfu"].get<double>());
+  // No s^2 activations: the memory estimate drops.
+  CHECK(f["memory"]["activations_B"].get<double>() < u["memory"]["activations_B"].get<double>());
+  // A choice outside the two is a configuration error naming the key.
+  const auto bad_choice = clearfog("run " + scenario + " --set training.attention=flash");
+  CHECK(bad_choice.exit_code == 2);
+  CHECK_THAT(bad_choice.output, Catch::Contains("training.attention"));
+}
