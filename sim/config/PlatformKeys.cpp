@@ -258,6 +258,22 @@ KeyTable make_platform_table() {
            .constraint = Constraint::NonNegative,
            .description = "Fixed cost of each step of a collective algorithm (kernel launch, "
                           "protocol, synchronisation)."},
+          {.path = "collectives.intra_node.efficiency",
+           .type = KeyType::Number,
+           .presence = Presence::Optional,
+           .constraint = Constraint::Fraction,
+           .description = "Bandwidth protocol figures for collectives whose ranks all sit in one node (NVLink "
+                          "calibration, e.g. the single-node platform's fit); absent: the figures above apply "
+                          "inside nodes too.",
+           .only_with = {several_nodes()}},
+          {.path = "collectives.intra_node.step_overhead",
+           .type = KeyType::Quantity,
+           .dimension = Dimension::Time,
+           .presence = Presence::Defaulted,
+           .default_text = "0 us",
+           .constraint = Constraint::NonNegative,
+           .description = "Fixed cost of each step of a collective inside one node.",
+           .only_with = {Condition::greater("collectives.intra_node.efficiency", 0)}},
           {.path = "collectives.chunk",
            .type = KeyType::Quantity,
            .dimension = Dimension::Bytes,

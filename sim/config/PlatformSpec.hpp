@@ -129,6 +129,10 @@ struct CollectiveCalibration {
   // Absent when low_latency_efficiency == 0.
   double low_latency_efficiency = 0;
   double low_latency_step_overhead_s = 0;
+  // Optional bandwidth-protocol figures for collectives inside one node of a multi-node platform
+  // (NVLink and the fabric are calibrated apart). Absent when intra_node_efficiency == 0.
+  double intra_node_efficiency = 0;
+  double intra_node_step_overhead_s = 0;
   std::string source;         // measurement the figures come from
 
   /// The protocols a collective may use here: the bandwidth protocol, then the low-latency one.

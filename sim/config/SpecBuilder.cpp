@@ -175,6 +175,10 @@ PlatformSpec build_platform(const ConfigDocument& document) {
     spec.collectives.low_latency_efficiency = low_latency->as_number();
     spec.collectives.low_latency_step_overhead_s = document.get_number("collectives.low_latency.step_overhead");
   }
+  if (const ConfigValue* intra = document.find("collectives.intra_node.efficiency")) {
+    spec.collectives.intra_node_efficiency = intra->as_number();
+    spec.collectives.intra_node_step_overhead_s = document.get_number("collectives.intra_node.step_overhead");
+  }
   spec.collectives.source = document.get_string("collectives.source");
   return spec;
 }

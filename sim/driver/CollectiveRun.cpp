@@ -61,19 +61,24 @@ double step_latency_s(const topology::ClusterTopology& cluster, const std::vecto
 collectives::CollectiveRequest make_request(const topology::ClusterTopology& cluster, const CollectiveCase& c,
                                             std::vector<int> members) {
   const auto& calibration = cluster.platform().collectives;
+  const bool spans_nodes = std::any_of(members.begin(), members.end(), [&](int m) {
+    return cluster.node_of(m) != cluster.node_of(members.front());
+  });
+  config::CollectiveProtocol protocol = c.protocol;
+  if (!spans_nodes && calibration.intra_node_efficiency > 0 && protocol.name == "simple")
+    protocol = {protocol.name, calibration.intra_node_efficiency, calibration.intra_node_step_overhead_s};
   collectives::CollectiveRequest r;
   r.op = c.op;
   r.algorithm = c.algorithm;
   r.fidelity = c.fidelity;
-  r.bytes = c.bytes / c.protocol.efficiency;  // protocol overhead travels on the wire too
+  r.bytes = c.bytes / protocol.efficiency;  // protocol overhead travels on the wire too
   r.root = 0;
   r.ranks_per_node = std::min<int>(static_cast<int>(members.size()), cluster.devices_per_node());
   if (!members.empty()) r.switch_endpoint = cluster.reduction_switch(cluster.node_of(members.front()));
-  r.step_overhead_s = c.protocol.step_overhead_s;
+  r.step_overhead_s = protocol.step_overhead_s;
   r.step_latency_s = step_latency_s(cluster, members);
   r.chunk_B = calibration.chunk_B;
   // Across nodes NCCL runs one ring per NIC so that every NIC carries traffic (rail-optimized).
-  const bool spans_nodes = !members.empty() && cluster.node_of(members.front()) != cluster.node_of(members.back());
   if (spans_nodes && cluster.platform().fabric.nic_count > 1) r.channels = cluster.platform().fabric.nic_count;
   r.stream = program::Stream::Comm;
   r.category = program::Category::DataParallelComm;
