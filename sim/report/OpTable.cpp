@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <vector>
+
 namespace clearfog::report {
 namespace {
 
@@ -27,8 +30,18 @@ double total_time_s(const config::ScenarioSpec& s, const parallel::StepPlan& ste
 
 int runs_per_iteration(const std::string& pass, const config::ScenarioSpec& scenario, int micro_batches) {
   if (pass == "optimizer") return 1;
-  if (pass.rfind("layer.", 0) == 0) return scenario.workload.layers * micro_batches;
+  if (pass.rfind("layer.", 0) == 0) return layers_per_device(scenario) * micro_batches;
   return micro_batches;
+}
+
+int layers_per_device(const config::ScenarioSpec& scenario) {
+  const auto& par = scenario.parallelism;
+  const int pp = std::max(1, par.pp);
+  if (par.layer_split.empty()) return (scenario.workload.layers + pp - 1) / pp;
+  // Model chunk c runs on stage c % pp (interleaved schedules give each stage every pp-th chunk).
+  std::vector<int> per_stage(static_cast<std::size_t>(pp), 0);
+  for (std::size_t c = 0; c < par.layer_split.size(); ++c) per_stage[c % static_cast<std::size_t>(pp)] += par.layer_split[c];
+  return *std::max_element(per_stage.begin(), per_stage.end());
 }
 
 std::string render_op_table(const config::ScenarioSpec& s, const parallel::StepPlan& step) {

@@ -1,24 +1,35 @@
 #include "sweep/Compare.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <numeric>
+#include <optional>
+#include <set>
 
 #include "config/ConfigLoader.hpp"
 #include "core/DType.hpp"
 #include "core/Errors.hpp"
 #include "driver/ScenarioRun.hpp"
-#include "engine/ForkedRun.hpp"
+#include "engine/ForkedPool.hpp"
 #include "report/Summary.hpp"
+#include "workload/MemoryEstimate.hpp"
 
 namespace clearfog::sweep {
 namespace {
 
-/// Exposed communication above this share of the step makes the interconnect the bound.
-constexpr double kInterconnectBoundShare = 0.25;
+/// Layouts (tp, pp, dp) whose micro-batch is refined after the first pass at micro-batch 1.
+constexpr int kRefinedLayouts = 3;
+/// Configurations per platform re-simulated at step fidelity: fluid collectives can rank close
+/// configurations differently.
+constexpr int kConfirmed = 3;
+/// Largest micro-batch tried: beyond it the GEMMs are already large and activations only grow.
+constexpr int kMaxMicroBatch = 16;
 
 std::vector<int> divisors(int n) {
   std::vector<int> d;
@@ -34,165 +45,256 @@ std::string precision_for(const config::AcceleratorSpec& acc) {
   return "bf16";
 }
 
-double at_or(const nlohmann::ordered_json& j, const char* a, const char* b, double fallback = 0) {
-  if (!j.contains(a)) return fallback;
-  if (b == nullptr) return j.at(a).get<double>();
-  return j.at(a).contains(b) ? j.at(a).at(b).get<double>() : fallback;
+struct Layout {
+  int tp = 1, pp = 1, dp = 1, micro_batch = 1;
+  auto operator<=>(const Layout&) const = default;
+};
+
+/// One configuration that passed validation and the memory check, waiting to be simulated.
+struct Candidate {
+  std::size_t platform = 0;
+  Layout layout;
+  config::ScenarioSpec scenario;
+};
+
+struct PlatformState {
+  PlatformResult result;
+  std::filesystem::path scenario_file;
+  std::vector<config::Override> device_override;
+  std::set<Layout> seen;
+  /// What the child returned for each simulated layout (summary and breakdown).
+  std::map<Layout, nlohmann::ordered_json> done;
+  std::map<Layout, std::size_t> row;  // index in result.configurations
+  double least_memory_B = 0;
+};
+
+std::vector<config::Override> layout_overrides(const Layout& l, const std::vector<config::Override>& extra) {
+  std::vector<config::Override> o = {{"parallelism.dp", std::to_string(l.dp)},
+                                     {"parallelism.tp", std::to_string(l.tp)},
+                                     {"parallelism.pp", std::to_string(l.pp)},
+                                     {"training.micro_batch", std::to_string(l.micro_batch)}};
+  o.insert(o.end(), extra.begin(), extra.end());
+  return o;
+}
+
+nlohmann::ordered_json memory_json(const workload::MemoryEstimate& m) {
+  return {{"weights_B", m.weights_B},         {"gradients_B", m.gradients_B}, {"optimizer_B", m.optimizer_B},
+          {"activations_B", m.activations_B}, {"buffers_B", m.buffers_B},     {"total_B", m.total_B()},
+          {"capacity_B", m.capacity_B},       {"fits", m.fits()}};
+}
+
+/// Validates and memory-checks a layout; returns the scenario when it is worth simulating.
+std::optional<config::ScenarioSpec> admit(PlatformState& p, const Layout& l) {
+  if (!p.seen.insert(l).second) return std::nullopt;
+  auto& r = p.result;
+  ++r.considered;
+  p.row[l] = r.configurations.size();
+  auto& entry = r.configurations.emplace_back(nlohmann::ordered_json{
+      {"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"micro_batch", l.micro_batch}});
+  config::ScenarioSpec scenario;
+  try {
+    scenario = config::load_scenario(p.scenario_file, layout_overrides(l, p.device_override));
+  } catch (const ConfigError& e) {
+    ++r.invalid;
+    entry["status"] = "invalid";
+    std::string message;
+    for (const auto& d : e.diagnostics()) message += (message.empty() ? "" : "; ") + d.key + ": " + d.message;
+    entry["message"] = message;
+    if (r.invalid_example.empty() && !e.diagnostics().empty()) {
+      const auto& d = e.diagnostics().front();
+      r.invalid_example = fmt::format("tp {} pp {} dp {} micro-batch {}: {}{}{}", l.tp, l.pp, l.dp, l.micro_batch,
+                                      d.key, d.key.empty() ? "" : ": ", d.message);
+    }
+    return std::nullopt;
+  }
+  const auto memory = workload::estimate_memory(scenario);
+  entry["status"] = memory.fits() ? "ok" : "oom";
+  entry["memory"] = memory_json(memory);
+  if (!memory.fits()) {
+    ++r.oom;
+    if (r.least_memory.is_null() || memory.total_B() < p.least_memory_B) {
+      p.least_memory_B = memory.total_B();
+      r.least_memory = {{"parallelism", {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"micro_batch", l.micro_batch}}},
+                        {"memory", memory_json(memory)}};
+    }
+    return std::nullopt;
+  }
+  return scenario;
+}
+
+/// Simulates every candidate in child processes; the child returns the summary and the breakdown.
+std::vector<engine::ForkedOutcome> simulate_all(const std::vector<Candidate>& candidates, int jobs) {
+  std::vector<std::function<std::string()>> bodies;
+  for (const auto& c : candidates)
+    bodies.emplace_back([&scenario = c.scenario] {
+      const auto run = driver::run_scenario(scenario);
+      nlohmann::ordered_json j;
+      j["summary"] = report::summary_json(scenario, run.metrics);
+      j["breakdown"] = breakdown_json(step_breakdown(scenario, run.step, run.simulation));
+      return j.dump();
+    });
+  return engine::run_forked_all(bodies, jobs);
+}
+
+void record(std::vector<PlatformState>& platforms, const std::vector<Candidate>& candidates,
+            const std::vector<engine::ForkedOutcome>& outcomes) {
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    auto& p = platforms[candidates[i].platform];
+    ++p.result.simulated;
+    auto& entry = p.result.configurations[p.row.at(candidates[i].layout)];
+    if (!outcomes[i].ok) {
+      ++p.result.failed;
+      entry["status"] = "error";
+      entry["message"] = outcomes[i].text;
+      if (p.result.failure.empty()) p.result.failure = outcomes[i].text;
+      continue;
+    }
+    auto& j = p.done[candidates[i].layout] = nlohmann::ordered_json::parse(outcomes[i].text);
+    entry["step_time_s"] = j.at("summary").at("step_time_s");
+  }
+}
+
+/// Simulated layouts of a platform, fastest first (ties: the smaller tp, then pp, dp, micro-batch).
+std::vector<Layout> ranked(const PlatformState& p) {
+  std::vector<std::pair<double, Layout>> v;
+  for (const auto& [l, j] : p.done) v.emplace_back(j.at("summary").at("samples_per_s").get<double>(), l);
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<Layout> out;
+  for (const auto& [rate, l] : v) out.push_back(l);
+  return out;
 }
 
 }  // namespace
 
-std::string dominant_bound(const nlohmann::ordered_json& s) {
-  if (s.is_null()) return "-";
-  if (s.contains("memory") && !s.at("memory").value("fits", true)) return "memory capacity";
-  const double step = at_or(s, "step_time_s", nullptr);
-  if (step > 0 && at_or(s, "communication", "exposed_s") / step > kInterconnectBoundShare) return "interconnect";
-  return "compute";
-}
-
 std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
-  std::vector<PlatformResult> results;
   // One scenario file per platform in a private temp directory, with absolute paths.
   std::string dir_template = (std::filesystem::temp_directory_path() / "clearfog-compare-XXXXXX").string();
   if (::mkdtemp(dir_template.data()) == nullptr) throw Error("cannot create a temporary directory");
   const std::filesystem::path dir = dir_template;
+  struct RemoveDir {
+    std::filesystem::path dir;
+    ~RemoveDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
 
-  std::vector<int> device_counts;
+  // A bad workload or platform file is the user's mistake, not a refused configuration: load them
+  // first so that it surfaces as a ConfigError with its location.
+  config::load_workload(req.workload);
+  std::vector<PlatformState> platforms;
   std::vector<config::PlatformSpec> specs;
   for (const auto& file : req.platforms) {
     std::vector<config::Override> o;
     if (req.devices) o.push_back({"node.devices", std::to_string(*req.devices)});
     specs.push_back(config::load_platform(file, o));
-    device_counts.push_back(specs.back().device_count());
   }
   int lcm = 1;
-  for (int d : device_counts) lcm = std::lcm(lcm, d);
+  for (const auto& s : specs) lcm = std::lcm(lcm, s.device_count());
   const int global_batch = req.global_batch.value_or(4 * lcm);
 
-  for (std::size_t i = 0; i < req.platforms.size(); ++i) {
-    PlatformResult r;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    PlatformState p;
+    auto& r = p.result;
     r.platform_file = req.platforms[i];
     r.platform = specs[i].name;
-    r.devices = device_counts[i];
+    r.devices = specs[i].device_count();
     r.power_W = specs[i].accelerator.power_W * r.devices;
-    const auto scenario_file = dir / fmt::format("platform{}.yaml", i);
-    {
-      std::ofstream f(scenario_file);
-      f << "kind: scenario\nname: compare\n"
-        << "platform: " << std::filesystem::absolute(req.platforms[i]).string() << "\n"
-        << "workload: " << std::filesystem::absolute(req.workload).string() << "\n"
-        << "training:\n  global_batch: " << global_batch << "\n  micro_batch: " << req.micro_batch
-        << "\n  precision: " << precision_for(specs[i].accelerator) << "\n";
-    }
-    double best_rate = -1;
-    bool best_fits = false;
-    for (int tp : divisors(r.devices))
-      for (int pp : divisors(r.devices / tp)) {
-        const int dp = r.devices / tp / pp;
-        std::vector<config::Override> o = {{"parallelism.dp", std::to_string(dp)},
-                                           {"parallelism.tp", std::to_string(tp)},
-                                           {"parallelism.pp", std::to_string(pp)}};
-        if (req.devices) o.push_back({"platform.node.devices", std::to_string(*req.devices)});
-        config::ScenarioSpec scenario;
-        try {
-          scenario = config::load_scenario(scenario_file, o);
-        } catch (const ConfigError& e) {
-          ++r.rejected;
-          if (r.error.empty() && !e.diagnostics().empty()) r.error = e.diagnostics().front().str();
-          continue;
-        }
-        ++r.tried;
-        nlohmann::ordered_json summary;
-        try {
-          summary = nlohmann::ordered_json::parse(engine::run_forked([&] {
-            const auto run = driver::run_scenario(scenario);
-            return report::summary_json(scenario, run.metrics).dump();
-          }));
-        } catch (const std::exception& e) {
-          r.error = e.what();
-          continue;
-        }
-        const bool fits = summary.at("memory").at("fits").get<bool>();
-        const double rate = summary.at("samples_per_s").get<double>();
-        if ((fits && !best_fits) || (fits == best_fits && rate > best_rate)) {
-          r.best = summary;
-          best_rate = rate;
-          best_fits = fits;
+    r.sram_B = specs[i].accelerator.sram_shared_B;
+    r.sram_Bps = specs[i].accelerator.sram_shared_bandwidth_Bps;
+    r.dram_Bps = specs[i].accelerator.memory_bandwidth_Bps;
+    r.global_batch = global_batch;
+    p.scenario_file = dir / fmt::format("platform{}.yaml", i);
+    if (req.devices) p.device_override.push_back({"platform.node.devices", std::to_string(*req.devices)});
+    std::ofstream f(p.scenario_file);
+    f << "kind: scenario\nname: compare\n"
+      << "platform: " << std::filesystem::absolute(req.platforms[i]).string() << "\n"
+      << "workload: " << std::filesystem::absolute(req.workload).string() << "\n"
+      << "training:\n  global_batch: " << global_batch << "\n  micro_batch: 1\n"
+      << "  precision: " << precision_for(specs[i].accelerator) << "\n"
+      << "collectives:\n  fidelity: " << config::fidelity_name(req.search_fidelity) << "\n";
+    platforms.push_back(std::move(p));
+  }
+
+  // Pass 1: every layout at micro-batch 1 (or the fixed one).
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < platforms.size(); ++i) {
+    const int devices = platforms[i].result.devices;
+    for (int tp : divisors(devices))
+      for (int pp : divisors(devices / tp)) {
+        const Layout l{tp, pp, devices / tp / pp, req.micro_batch.value_or(1)};
+        if (auto s = admit(platforms[i], l)) candidates.push_back({i, l, std::move(*s)});
+      }
+  }
+  spdlog::info("compare: {} candidates at micro-batch {}", candidates.size(), req.micro_batch.value_or(1));
+  record(platforms, candidates, simulate_all(candidates, req.jobs));
+
+  // Pass 2: larger micro-batches for the best layouts (bigger GEMMs, fewer ops; more activations
+  // and, pipelined, fewer micro-batches to fill the bubble).
+  if (!req.micro_batch) {
+    candidates.clear();
+    for (std::size_t i = 0; i < platforms.size(); ++i) {
+      const auto order = ranked(platforms[i]);
+      for (std::size_t k = 0; k < order.size() && k < kRefinedLayouts; ++k) {
+        const Layout base = order[k];
+        const int per_replica = global_batch / base.dp;
+        for (int mb = 2; mb <= std::min(per_replica, kMaxMicroBatch); mb *= 2) {
+          Layout l = base;
+          l.micro_batch = mb;
+          if (auto s = admit(platforms[i], l)) candidates.push_back({i, l, std::move(*s)});
         }
       }
-    if (!r.best.is_null()) r.error.clear();
-    results.push_back(std::move(r));
+    }
+    spdlog::info("compare: {} candidates with larger micro-batches", candidates.size());
+    record(platforms, candidates, simulate_all(candidates, req.jobs));
   }
-  std::filesystem::remove_all(dir);
-  return results;
-}
 
-std::string render_comparison(const CompareRequest& req, const std::vector<PlatformResult>& results) {
-  std::string o = fmt::format("Workload {} — best parallelism per platform (fastest that fits in memory)\n\n",
-                              req.workload.filename().string());
-  o += fmt::format("{:<40} {:>7} {:>12} {:>11} {:>14} {:>14} {:>7} {:>22}  {}\n", "platform", "devices",
-                   "dp x tp x pp", "step time", "samples/s/dev", "samples/s/kW", "MFU", "memory/device", "bound");
-  for (const auto& r : results) {
-    if (r.best.is_null()) {
-      o += fmt::format("{:<40} {:>7}  no configuration ran: {}\n", r.platform, r.devices, r.error);
+  // The fastest few, re-simulated at step fidelity; the fastest of those is reported.
+  std::vector<Candidate> finals;
+  for (std::size_t i = 0; i < platforms.size(); ++i) {
+    auto& p = platforms[i];
+    const auto order = ranked(p);
+    if (order.empty()) continue;
+    const auto& j = p.done.at(order.front());
+    p.result.best = j.at("summary");
+    p.result.best_breakdown = breakdown_from_json(j.at("breakdown"));
+    p.result.fidelity = config::fidelity_name(req.search_fidelity);
+    p.result.search_step_s = p.result.best.at("step_time_s").get<double>();
+    if (!req.confirm_at_step || req.search_fidelity == config::Fidelity::Step) continue;
+    for (std::size_t k = 0; k < order.size() && k < kConfirmed; ++k) {
+      auto o = layout_overrides(order[k], p.device_override);
+      o.push_back({"collectives.fidelity", "step"});
+      finals.push_back({i, order[k], config::load_scenario(p.scenario_file, o)});
+    }
+  }
+  spdlog::info("compare: {} configurations re-simulated at step fidelity", finals.size());
+  const auto outcomes = simulate_all(finals, req.jobs);
+  std::vector<double> best_step(platforms.size(), 0);
+  for (std::size_t k = 0; k < finals.size(); ++k) {
+    auto& p = platforms[finals[k].platform];
+    auto& r = p.result;
+    if (!outcomes[k].ok) {
+      spdlog::warn("compare: {}: the step-fidelity run of tp {} pp {} dp {} micro-batch {} failed: {}", r.platform,
+                   finals[k].layout.tp, finals[k].layout.pp, finals[k].layout.dp, finals[k].layout.micro_batch,
+                   outcomes[k].text);
       continue;
     }
-    const auto& s = r.best;
-    const auto& par = s.at("parallelism");
-    const double rate = s.at("samples_per_s").get<double>();
-    const auto& mem = s.at("memory");
-    o += fmt::format("{:<40} {:>7} {:>12} {:>9.4g} s {:>14.3g} {:>14} {:>6.1f}% {:>22}  {}\n", r.platform.substr(0, 40),
-                     r.devices,
-                     fmt::format("{}x{}x{}", par.at("dp").get<int>(), par.at("tp").get<int>(), par.at("pp").get<int>()),
-                     s.at("step_time_s").get<double>(), rate / r.devices,
-                     r.power_W > 0 ? fmt::format("{:.3g}", rate / (r.power_W / 1e3)) : std::string("n/a"),
-                     100 * s.at("mfu").get<double>(),
-                     fmt::format("{:.1f}/{:.1f} GB {}", mem.at("total_B").get<double>() / 1e9,
-                                 mem.at("capacity_B").get<double>() / 1e9, mem.at("fits").get<bool>() ? "fits" : "OOM"),
-                     dominant_bound(s));
+    const auto j = nlohmann::ordered_json::parse(outcomes[k].text);
+    const double step = j.at("summary").at("step_time_s").get<double>();
+    if (best_step[finals[k].platform] > 0 && step >= best_step[finals[k].platform]) continue;
+    best_step[finals[k].platform] = step;
+    r.best = j.at("summary");
+    r.best_breakdown = breakdown_from_json(j.at("breakdown"));
+    r.fidelity = "step";
+    r.search_step_s = p.done.at(finals[k].layout).at("summary").at("step_time_s").get<double>();
   }
-  o += "\nsamples/s/kW uses the accelerators' peak power (power.peak) times the devices; configurations\n"
-       "the validator refuses (e.g. tp or pp > 1 where not yet simulated) are skipped.\n";
-  return o;
-}
 
-CompareRequest load_compare_file(const std::filesystem::path& file) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::Exception& e) {
-    throw ConfigError({{{file.string(), e.mark.line + 1, e.mark.column + 1}, "", e.what()}});
+  std::vector<PlatformResult> results;
+  for (auto& p : platforms) {
+    if (!p.result.best.is_null()) p.result.least_memory = nullptr;
+    results.push_back(std::move(p.result));
   }
-  const auto dir = std::filesystem::absolute(file).parent_path();
-  std::vector<Diagnostic> errors;
-  auto where = [&](const YAML::Node& n) {
-    return SourceLocation{file.string(), n.IsDefined() ? n.Mark().line + 1 : 0, n.IsDefined() ? n.Mark().column + 1 : 0};
-  };
-  for (const auto& kv : root) {
-    const auto k = kv.first.as<std::string>();
-    if (k != "kind" && k != "name" && k != "description" && k != "workload" && k != "platforms" && k != "devices" &&
-        k != "global_batch" && k != "micro_batch")
-      errors.push_back({where(kv.first), k,
-                        "unknown key; known: kind, name, description, workload, platforms, devices, global_batch, micro_batch"});
-  }
-  CompareRequest req;
-  if (!root["workload"] || !root["workload"].IsScalar())
-    errors.push_back({where(root), "workload", "missing: the workload file"});
-  else
-    req.workload = (dir / root["workload"].Scalar()).lexically_normal();
-  if (!root["platforms"] || !root["platforms"].IsSequence())
-    errors.push_back({where(root), "platforms", "missing: a list of platform files"});
-  else
-    for (const auto& p : root["platforms"]) req.platforms.push_back((dir / p.as<std::string>()).lexically_normal());
-  try {
-    if (root["devices"]) req.devices = root["devices"].as<int>();
-    if (root["global_batch"]) req.global_batch = root["global_batch"].as<int>();
-    if (root["micro_batch"]) req.micro_batch = root["micro_batch"].as<int>();
-  } catch (const YAML::Exception& e) {
-    errors.push_back({{file.string(), e.mark.line + 1, e.mark.column + 1}, "", "must be an integer"});
-  }
-  if (!errors.empty()) throw ConfigError(std::move(errors));
-  return req;
+  return results;
 }
 
 }  // namespace clearfog::sweep

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "report/XmlCheck.hpp"
+#include "sweep/SweepSpec.hpp"
 
 namespace fs = std::filesystem;
 
@@ -132,4 +133,21 @@ TEST_CASE("clearfog run: trace, timeline and CSV are deterministic", "[report][c
   CHECK(read(dir / "a-csv/ops.csv") == read(dir / "b-csv/ops.csv"));
   CHECK(clearfog::test::xml_problem(read(dir / "a.svg")).empty());
   CHECK(read(dir / "a.json").find("\"traceEvents\"") != std::string::npos);
+}
+
+TEST_CASE("clearfog sweep: a shipped sweep file gives one ok row per grid point", "[sweep][cli]") {
+  const auto file = fs::path(CLEARFOG_SOURCE_DIR) / "scenarios/sweeps/buckets.yaml";
+  // A grid has the product of the axis lengths as points (docs/sweeps.md).
+  const auto spec = clearfog::sweep::load_sweep(file);
+  std::size_t expected = 1;
+  for (const auto& axis : spec.axes) expected *= axis.values.size();
+  REQUIRE(expected > 1);
+  const auto dir = fresh_dir("buckets");
+  REQUIRE(run_clearfog("sweep " + file.string() + " --jobs 2 --out " + dir.string()) == 0);
+  const auto csv = read(dir / "results.csv");
+  CHECK(rows(csv) == expected);
+  std::size_t ok = 0;
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);) ok += line.find(",ok,") != std::string::npos ? 1 : 0;
+  CHECK(ok == expected);
 }

@@ -1,0 +1,109 @@
+#include "sweep/StepBound.hpp"
+
+#include <algorithm>
+
+#include "kernels/BlockedGemmModel.hpp"
+#include "report/OpTable.hpp"
+#include "workload/ModelFlops.hpp"
+#include "workload/TransformerModel.hpp"
+
+namespace clearfog::sweep {
+
+std::vector<std::pair<std::string, double>> StepBreakdown::ranked_parts() const {
+  const double step = step_s > 0 ? step_s : 1;
+  // Compute first on ties: it is what a faster chip would fix.
+  std::vector<std::pair<std::string, double>> parts = {{"compute", compute_bound_s / step},
+                                                       {"memory bandwidth", memory_bound_s / step},
+                                                       {"interconnect", exposed_comm_s / step},
+                                                       {"pipeline bubble", bubble_s / step}};
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return parts;
+}
+
+StepBreakdown step_breakdown(const config::ScenarioSpec& scenario, const parallel::StepPlan& step,
+                             const engine::SimulationResult& simulation) {
+  // The op table prices one layer, the embedding, the head and the optimizer; weighted by how often
+  // each runs it gives the memory-bound share of the compute stream. Under pipelining a stage runs
+  // layers/pp of the layers, so the share is that of the whole model: close when layers dominate.
+  double total = 0, memory = 0, compute_flops = 0;
+  for (const auto& pk : step.kernels) {
+    const int runs = report::runs_per_iteration(pk.pass, scenario, step.micro_batches);
+    const double t = pk.cost.time_s * runs;
+    total += t;
+    if (pk.cost.bound == kernels::Bound::Memory)
+      memory += t;
+    else
+      compute_flops += pk.kernel.flops * runs;
+  }
+  // The 3D planner's op table has no optimizer row (one optimizer per pipeline stage); add the
+  // busiest stage's, classed as the kernel model classes an update of that stage's share.
+  const bool has_optimizer = std::any_of(step.kernels.begin(), step.kernels.end(),
+                                         [](const auto& pk) { return pk.pass == "optimizer"; });
+  if (!has_optimizer && step.optimizer_s > 0) {
+    const auto& par = scenario.parallelism;
+    const auto& acc = scenario.platform.accelerator;
+    const double params = workload::megatron_parameter_count(scenario.workload) / (par.tp * par.pp);
+    const auto update = workload::TransformerModel::optimizer_step(
+        params, scenario.training.optimizer == config::Optimizer::Adam,
+        acc.supports(DType::fp32) ? DType::fp32 : scenario.training.precision);
+    const auto cost = kernels::BlockedGemmModel(acc).cost(update);
+    total += step.optimizer_s;
+    if (cost.bound == kernels::Bound::Memory)
+      memory += step.optimizer_s;
+    else
+      compute_flops += update.flops * step.optimizer_s / cost.time_s;
+  }
+  const double memory_share = total > 0 ? memory / total : 0;
+
+  // The device with the most compute; its timeline spans the whole step like every device's.
+  double busiest = -1, waits = 0;
+  const int devices = std::min(scenario.platform.device_count(), step.plan.rank_count());
+  for (int r = 0; r < devices; ++r) {
+    double compute = 0, pipeline = 0;
+    const auto& ops = step.plan.ranks[r].ops();
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].stream != program::Stream::Compute) continue;
+      const double d = simulation.ops[r][i].duration_s();
+      if (ops[i].kind == program::OpKind::Compute) compute += d;
+      if (ops[i].category == program::Category::PipelineComm) pipeline += d;
+    }
+    if (compute > busiest) {
+      busiest = compute;
+      waits = pipeline;
+    }
+  }
+  StepBreakdown b;
+  b.step_s = simulation.makespan_s;
+  const double compute = std::max(0.0, busiest);
+  b.compute_bound_s = compute * (1 - memory_share);
+  b.memory_bound_s = compute * memory_share;
+  b.bubble_s = std::min(waits, std::max(0.0, b.step_s - compute));
+  b.exposed_comm_s = std::max(0.0, b.step_s - compute - b.bubble_s);
+  const double peak = scenario.platform.accelerator.peak(scenario.training.precision);
+  const double compute_time = total - memory;
+  b.compute_efficiency = compute_time > 0 && peak > 0 ? compute_flops / compute_time / peak : 0;
+  return b;
+}
+
+nlohmann::ordered_json breakdown_json(const StepBreakdown& b) {
+  return {{"step_s", b.step_s},
+          {"compute_bound_s", b.compute_bound_s},
+          {"memory_bound_s", b.memory_bound_s},
+          {"bubble_s", b.bubble_s},
+          {"exposed_comm_s", b.exposed_comm_s},
+          {"compute_efficiency", b.compute_efficiency},
+          {"dominant", b.dominant()}};
+}
+
+StepBreakdown breakdown_from_json(const nlohmann::ordered_json& j) {
+  StepBreakdown b;
+  b.step_s = j.at("step_s").get<double>();
+  b.compute_bound_s = j.at("compute_bound_s").get<double>();
+  b.memory_bound_s = j.at("memory_bound_s").get<double>();
+  b.bubble_s = j.at("bubble_s").get<double>();
+  b.exposed_comm_s = j.at("exposed_comm_s").get<double>();
+  b.compute_efficiency = j.at("compute_efficiency").get<double>();
+  return b;
+}
+
+}  // namespace clearfog::sweep
