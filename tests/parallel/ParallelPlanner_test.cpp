@@ -114,3 +114,90 @@ TEST_CASE("parallel::plan_parallel_step: zero-cost network, bubble = (p-1)/(m+p-
     }
   }
 }
+
+namespace {
+
+/// Prices memory-bound kernels at bytes / kBandwidth and everything else at 0: isolates the
+/// gradient-accumulation kernels.
+class MemoryBoundOnly final : public kernels::KernelCostModel {
+public:
+  static constexpr double kBandwidth = 1e12;  // B/s
+  [[nodiscard]] kernels::KernelCost cost(const kernels::Kernel& k) const override {
+    const bool accumulate = k.name.rfind("grad_accumulate", 0) == 0;
+    return {accumulate ? k.bytes / kBandwidth : 0.0, kernels::Bound::Memory};
+  }
+  [[nodiscard]] std::string name() const override { return "accumulation-only"; }
+};
+
+double compute_time_s(const program::RankProgram& p, program::Category c) {
+  double total = 0;
+  for (const auto& op : p.ops())
+    if (op.kind == program::OpKind::Compute && op.category == c) total += op.duration_s;
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("parallel::plan_parallel_step: unfused gradient accumulation adds 3e bytes per parameter per extra micro-batch",
+          "[parallel]") {
+  const int t = 2, m = 4;
+  auto s = scenario(t, 1, 1, m);
+  s.training.grad_accumulation_fusion = false;
+  const auto step = parallel::plan_parallel_step(s, MemoryBoundOnly{}, parallel::plain_group_collectives(t));
+  // Per micro-batch after the first, every weight of the rank's shard (layers and the embedding) is
+  // read twice and written once in bf16.
+  const auto& w = s.workload;
+  const double h = w.hidden, f = w.ffn_hidden;
+  const double layer_params = 4 * h * h + 2 * h * f + 9 * h + f;  // 12h^2 + 13h at f = 4h
+  const double embedding_params = static_cast<double>(w.vocab_size) * h + static_cast<double>(w.seq_length) * h;
+  const double expected_s =
+      (m - 1) * (w.layers * layer_params + embedding_params) / t * 3 * 2 / MemoryBoundOnly::kBandwidth;
+  CHECK(compute_time_s(step.plan.ranks[0], program::Category::Backward) == Approx(expected_s).epsilon(1e-9));
+
+  s.training.grad_accumulation_fusion = true;
+  const auto fused = parallel::plan_parallel_step(s, MemoryBoundOnly{}, parallel::plain_group_collectives(t));
+  CHECK(compute_time_s(fused.plan.ranks[0], program::Category::Backward) == 0);
+}
+
+TEST_CASE("parallel::plan_parallel_step: tied embedding gradients all-reduced between first and last stage",
+          "[parallel][pipeline]") {
+  const int p = 4, dp = 2;
+  auto s = scenario(1, p, dp, 4);
+  const auto step = parallel::plan_parallel_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(p * dp));
+  const parallel::DeviceGrid grid(s.parallelism);
+  const double embedding_B = static_cast<double>(s.workload.vocab_size + s.workload.seq_length) * s.workload.hidden * 2;
+  for (int d = 0; d < dp; ++d)
+    for (int stage = 0; stage < p; ++stage) {
+      double sent = 0;
+      for (const auto& op : step.plan.ranks[grid.rank(d, stage, 0)].ops())
+        if (op.name.find("embedding_grad") != std::string::npos)
+          for (const auto& x : op.sends) sent += x.bytes;
+      // A ring all-reduce over 2 ranks sends 2 (p-1)/p = 1 buffer per rank; middle stages send none.
+      INFO("replica " << d << " stage " << stage);
+      CHECK(sent == Approx(stage == 0 || stage == p - 1 ? embedding_B : 0.0));
+    }
+}
+
+TEST_CASE("parallel::plan_parallel_step: without overlap the gradient reduction starts after the last backward",
+          "[parallel]") {
+  auto s = scenario(1, 1, 4, 2);
+  s.training.bucket_size_B = 1;  // a bucket per layer: with overlap, the first one starts mid-backward
+  for (const bool overlap : {true, false}) {
+    s.training.overlap_grad_reduce = overlap;
+    const auto step = parallel::plan_parallel_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(4));
+    const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), step.plan);
+    double last_backward_end = 0, first_reduce_start = 1e300;
+    const auto& ops = step.plan.ranks[0].ops();
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const auto& timing = result.ops[0][i];
+      if (ops[i].category == program::Category::Backward) last_backward_end = std::max(last_backward_end, timing.end_s);
+      if (ops[i].category == program::Category::DataParallelComm)
+        first_reduce_start = std::min(first_reduce_start, timing.start_s);
+    }
+    INFO("overlap " << overlap);
+    if (overlap)
+      CHECK(first_reduce_start < last_backward_end);
+    else
+      CHECK(first_reduce_start >= last_backward_end);
+  }
+}
