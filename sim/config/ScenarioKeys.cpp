@@ -157,7 +157,7 @@ KeyTable make_scenario_table() {
            .counts = "stage",
            .description = "ZeRO / FSDP sharding over the data-parallel group: 0 none, 1 optimizer states, 2 + "
                           "gradients (reduce-scatter + all-gather replace the all-reduce), 3 + parameters "
-                          "(gathered per layer in forward and backward)."},
+                          "(memory only: the per-layer parameter all-gathers of stage 3 are not simulated)."},
           {.path = "parallelism.order",
            .type = KeyType::String,
            .presence = Presence::Defaulted,

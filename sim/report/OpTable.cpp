@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string_view>
 #include <vector>
 
 namespace clearfog::report {
@@ -30,8 +31,13 @@ double total_time_s(const config::ScenarioSpec& s, const parallel::StepPlan& ste
 
 int runs_per_iteration(const std::string& pass, const config::ScenarioSpec& scenario, int micro_batches) {
   if (pass == "optimizer") return 1;
-  if (pass.rfind("layer.", 0) == 0) return layers_per_device(scenario) * micro_batches;
-  return micro_batches;
+  // Unfused gradient accumulation runs for every micro-batch but the first.
+  constexpr std::string_view kAccumulation = "grad_accumulation";
+  const bool accumulation = pass.size() >= kAccumulation.size() &&
+                            pass.compare(pass.size() - kAccumulation.size(), kAccumulation.size(), kAccumulation) == 0;
+  const int passes = accumulation ? std::max(0, micro_batches - 1) : micro_batches;
+  if (pass.rfind("layer.", 0) == 0) return layers_per_device(scenario) * passes;
+  return passes;
 }
 
 int layers_per_device(const config::ScenarioSpec& scenario) {
@@ -47,13 +53,21 @@ int layers_per_device(const config::ScenarioSpec& scenario) {
 std::string render_op_table(const config::ScenarioSpec& s, const parallel::StepPlan& step) {
   const double total = total_time_s(s, step);
   std::string out = fmt::format("\nKernels of one iteration, per device ({} model)\n", "blocked-GEMM");
-  out += fmt::format("  {:<20}{:<20}{:>22}{:>11}{:>11}{:>11}{:>10}{:>9}{:>8}{:>8}\n", "pass", "kernel", "shape (m x n x k)",
-                     "GFLOP", "MB", "time(us)", "TFLOP/s", "bound", "runs", "share");
+  // Columns as wide as their longest entry, so long pass names stay aligned.
+  std::size_t pass_w = 4, kernel_w = 6;
+  for (const auto& pk : step.kernels) {
+    pass_w = std::max(pass_w, pk.pass.size());
+    kernel_w = std::max(kernel_w, pk.kernel.name.size());
+  }
+  pass_w += 2;
+  kernel_w += 2;
+  out += fmt::format("  {:<{}}{:<{}}{:>22}{:>11}{:>11}{:>11}{:>10}{:>9}{:>8}{:>8}\n", "pass", pass_w, "kernel", kernel_w,
+                     "shape (m x n x k)", "GFLOP", "MB", "time(us)", "TFLOP/s", "bound", "runs", "share");
   for (const auto& pk : step.kernels) {
     const int runs = runs_per_iteration(pk.pass, s, step.micro_batches);
     const double t = pk.cost.time_s;
-    out += fmt::format("  {:<20}{:<20}{:>22}{:>11.3f}{:>11.2f}{:>11.2f}{:>10.1f}{:>9}{:>8}{:>7.1f}%\n", pk.pass,
-                       pk.kernel.name, shape_text(pk.kernel), pk.kernel.flops / 1e9, pk.kernel.bytes / 1e6, t * 1e6,
+    out += fmt::format("  {:<{}}{:<{}}{:>22}{:>11.3f}{:>11.2f}{:>11.2f}{:>10.1f}{:>9}{:>8}{:>7.1f}%\n", pk.pass, pass_w,
+                       pk.kernel.name, kernel_w, shape_text(pk.kernel), pk.kernel.flops / 1e9, pk.kernel.bytes / 1e6, t * 1e6,
                        t > 0 ? pk.kernel.flops / t / 1e12 : 0.0, bound_text(pk.cost.bound), runs,
                        total > 0 ? 100.0 * t * runs / total : 0.0);
   }
