@@ -13,6 +13,29 @@ namespace clearfog::kernels {
 
 namespace {
 
+struct WaveTiming {
+  double time_s;
+  GemmBound bound;
+};
+
+/// `tiles` tiles in `waves` waves of `units`: each wave lasts the slowest of the tiles' arithmetic
+/// (in parallel on the units), the wave's L2 traffic and its HBM traffic; plus the launch.
+WaveTiming time_waves(const config::AcceleratorSpec& acc, double tile_compute_s, double l2_per_tile,
+                      double hbm_per_tile, double tiles, double waves, double units) {
+  const auto wave = [&](double t) {
+    WaveTiming w{tile_compute_s, GemmBound::Compute};
+    if (acc.sram_shared_bandwidth_Bps > 0) {
+      const double l2_s = t * l2_per_tile / acc.sram_shared_bandwidth_Bps;
+      if (l2_s > w.time_s) w = {l2_s, GemmBound::L2};
+    }
+    const double hbm_s = t * hbm_per_tile / acc.achievable_memory_bandwidth_Bps();
+    if (hbm_s > w.time_s) w = {hbm_s, GemmBound::Hbm};
+    return w;
+  };
+  const WaveTiming full = wave(units), last = wave(tiles - (waves - 1) * units);
+  return {acc.launch_overhead_s + (waves - 1) * full.time_s + last.time_s, waves > 1 ? full.bound : last.bound};
+}
+
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 
 // An operand small enough to stay in L2 while the other streams past it once: at most this share of
@@ -116,24 +139,9 @@ GemmEstimate BlockedGemmModel::estimate_tile(const GemmShape& shape, const GemmA
 
   // A wave of t tiles: the slowest of the tiles' arithmetic (in parallel on t units), the wave's
   // L2 traffic and its HBM traffic.
-  struct Wave {
-    double time_s;
-    GemmBound bound;
-  };
-  const auto wave = [&](double t) {
-    Wave w{out.tile_compute_s, GemmBound::Compute};
-    if (acc.sram_shared_bandwidth_Bps > 0) {
-      const double l2_s = t * l2_per_tile / acc.sram_shared_bandwidth_Bps;
-      if (l2_s > w.time_s) w = {l2_s, GemmBound::L2};
-    }
-    const double hbm_s = t * hbm_per_tile / acc.achievable_memory_bandwidth_Bps();
-    if (hbm_s > w.time_s) w = {hbm_s, GemmBound::Hbm};
-    return w;
-  };
-  const double last_tiles = tiles - (waves - 1) * units;
-  const Wave full = wave(units), last = wave(last_tiles);
-  out.time_s = acc.launch_overhead_s + (waves - 1) * full.time_s + last.time_s;
-  out.bound = waves > 1 ? full.bound : last.bound;
+  const auto timing = time_waves(acc, out.tile_compute_s, l2_per_tile, hbm_per_tile, tiles, waves, units);
+  out.time_s = timing.time_s;
+  out.bound = timing.bound;
   out.flops_per_s = 2.0 * m * n * k * batch / out.time_s;
   out.efficiency = out.flops_per_s / arithmetic.peak_ops;
   return out;
@@ -186,24 +194,9 @@ AttentionEstimate BlockedGemmModel::estimate_attention(const AttentionShape& sha
   out.hbm_bytes = reuse_in_l2 ? tiling.compulsory_bytes : std::max(tiling.compulsory_bytes, out.l2_bytes);
   const double hbm_per_tile = out.hbm_bytes / tiles;
 
-  struct Wave {
-    double time_s;
-    GemmBound bound;
-  };
-  const auto wave = [&](double t) {
-    Wave w{out.tile_compute_s, GemmBound::Compute};
-    if (acc.sram_shared_bandwidth_Bps > 0) {
-      const double l2_s = t * tiling.tile_bytes() / acc.sram_shared_bandwidth_Bps;
-      if (l2_s > w.time_s) w = {l2_s, GemmBound::L2};
-    }
-    const double hbm_s = t * hbm_per_tile / acc.achievable_memory_bandwidth_Bps();
-    if (hbm_s > w.time_s) w = {hbm_s, GemmBound::Hbm};
-    return w;
-  };
-  const double last_tiles = tiles - (waves - 1) * units;
-  const Wave full = wave(units), last = wave(last_tiles);
-  out.time_s = acc.launch_overhead_s + (waves - 1) * full.time_s + last.time_s;
-  out.bound = waves > 1 ? full.bound : last.bound;
+  const auto timing = time_waves(acc, out.tile_compute_s, tiling.tile_bytes(), hbm_per_tile, tiles, waves, units);
+  out.time_s = timing.time_s;
+  out.bound = timing.bound;
   out.flops_per_s = attention_flops(shape) / out.time_s;
   out.efficiency = out.flops_per_s / arithmetic.peak_ops;
   return out;
