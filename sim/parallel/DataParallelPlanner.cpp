@@ -28,6 +28,17 @@ std::vector<GradientTensor> layer_gradient_tensors(const config::WorkloadSpec& w
   return tensors;
 }
 
+double StepPlan::price(const kernels::KernelCostModel& costs, const std::vector<kernels::Kernel>& pass_kernels,
+                       const char* pass) {
+  double total_s = 0;
+  for (const auto& k : pass_kernels) {
+    const auto cost = costs.cost(k);
+    total_s += cost.time_s;
+    kernels.push_back(PricedKernel{pass, k, cost});
+  }
+  return total_s;
+}
+
 GradientReduction plain_ring_reduction(int dp) {
   GradientReduction r;
   r.endpoints = dp;
@@ -57,13 +68,7 @@ StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const ker
   StepPlan step;
   step.micro_batches = scenario.micro_batches_per_replica();
   auto price = [&](const std::vector<kernels::Kernel>& kernels, const char* pass) {
-    double total_s = 0;
-    for (const auto& k : kernels) {
-      const auto cost = costs.cost(k);
-      total_s += cost.time_s;
-      step.kernels.push_back(PricedKernel{pass, k, cost});
-    }
-    return total_s;
+    return step.price(costs, kernels, pass);
   };
   const double embedding_fwd_s = price(model.embedding_forward(), "embedding.forward");
   const double layer_fwd_s = price(model.layer_forward(), "layer.forward");

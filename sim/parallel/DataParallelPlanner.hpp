@@ -32,6 +32,10 @@ struct StepPlan {
   double gradient_bytes = 0;        // all-reduced per iteration by each replica
   std::vector<PricedKernel> kernels;  // one layer, embedding, head and optimizer, priced
 
+  /// Prices `pass`'s kernels, records them in `kernels` and returns their summed time.
+  double price(const kernels::KernelCostModel& costs, const std::vector<kernels::Kernel>& pass_kernels,
+               const char* pass);
+
   // 3D parallelism (plan_parallel_step); the data-parallel planner leaves the defaults.
   int tp = 1, pp = 1, virtual_stages = 1;
   std::vector<int> stage_of_rank;     // pipeline stage of each device (empty: all 0)

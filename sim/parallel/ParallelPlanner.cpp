@@ -18,7 +18,6 @@ using program::Stream;
 
 namespace {
 
-int axis_index(config::ParallelAxis a) { return static_cast<int>(a); }
 
 PipelineScheduleKind schedule_kind(config::PipelineSchedule s) {
   switch (s) {
@@ -30,37 +29,6 @@ PipelineScheduleKind schedule_kind(config::PipelineSchedule s) {
 }
 
 }  // namespace
-
-DeviceGrid::DeviceGrid(const config::ParallelismSpec& par) {
-  sizes_ = {par.tp, par.pp, par.dp};
-  int stride = 1;
-  for (const config::ParallelAxis a : par.order) {
-    strides_[axis_index(a)] = stride;
-    stride *= sizes_[axis_index(a)];
-  }
-}
-
-int DeviceGrid::rank(int dp_index, int pp_index, int tp_index) const {
-  return tp_index * strides_[0] + pp_index * strides_[1] + dp_index * strides_[2];
-}
-
-std::array<int, 3> DeviceGrid::coordinates(int r) const {
-  std::array<int, 3> c{};
-  for (int a = 0; a < 3; ++a) c[a] = (r / strides_[a]) % sizes_[a];
-  return {c[2], c[1], c[0]};
-}
-
-std::vector<int> DeviceGrid::tensor_group(int dp_index, int pp_index) const {
-  std::vector<int> g;
-  for (int t = 0; t < sizes_[0]; ++t) g.push_back(rank(dp_index, pp_index, t));
-  return g;
-}
-
-std::vector<int> DeviceGrid::data_group(int pp_index, int tp_index) const {
-  std::vector<int> g;
-  for (int d = 0; d < sizes_[2]; ++d) g.push_back(rank(d, pp_index, tp_index));
-  return g;
-}
 
 GroupCollectives plain_group_collectives(int devices, config::Fidelity fidelity) {
   GroupCollectives c;
@@ -114,13 +82,7 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
   step.virtual_stages = v;
   step.micro_batches = m;
   auto price = [&](const std::vector<kernels::Kernel>& kernels, const char* pass) {
-    double total_s = 0;
-    for (const auto& k : kernels) {
-      const auto cost = costs.cost(k);
-      total_s += cost.time_s;
-      step.kernels.push_back(PricedKernel{pass, k, cost});
-    }
-    return total_s;
+    return step.price(costs, kernels, pass);
   };
   const auto fwd_parts = model.layer_forward_parts();
   const auto bwd_parts = model.layer_backward_parts();

@@ -11,25 +11,9 @@
 #include "config/ScenarioSpec.hpp"
 #include "kernels/Kernel.hpp"
 #include "parallel/DataParallelPlanner.hpp"
+#include "parallel/DeviceGrid.hpp"
 
 namespace clearfog::parallel {
-
-/// Where each (dp, pp, tp) coordinate lives: rank = sum of index x stride, parallelism.order[0]
-/// varying fastest.
-class DeviceGrid {
-public:
-  explicit DeviceGrid(const config::ParallelismSpec& parallelism);
-  [[nodiscard]] int rank(int dp_index, int pp_index, int tp_index) const;
-  [[nodiscard]] std::array<int, 3> coordinates(int rank) const;  // {dp, pp, tp}
-  [[nodiscard]] int size() const { return sizes_[0] * sizes_[1] * sizes_[2]; }
-  /// Members of the tensor group of (d, s), the data group of (s, t), in index order.
-  [[nodiscard]] std::vector<int> tensor_group(int dp_index, int pp_index) const;
-  [[nodiscard]] std::vector<int> data_group(int pp_index, int tp_index) const;
-
-private:
-  std::array<int, 3> sizes_{};    // by axis: tp, pp, dp
-  std::array<int, 3> strides_{};  // by axis
-};
 
 /// Collectives over any group of devices: the driver gives the platform's calibration and the
 /// algorithm; tests use plain_group_collectives().

@@ -11,37 +11,18 @@
 #include "config/ConfigLoader.hpp"
 #include "config/DocumentReader.hpp"
 #include "core/Errors.hpp"
+#include "support/ConfigDiagnostics.hpp"
 
 using namespace clearfog;
 using namespace clearfog::config;
 using Catch::Matchers::Contains;
 
+using clearfog::test::check_diagnostic;
+using clearfog::test::diagnostics_of;
+
 namespace {
 
-std::string fixture(const std::string& relative) {
-  return (std::filesystem::path(CLEARFOG_TEST_DATA_DIR) / "config" / relative).lexically_normal().string();
-}
-
-/// The diagnostics that `load` throws; fails the test when it does not throw.
-std::vector<Diagnostic> diagnostics_of(const std::function<void()>& load) {
-  try {
-    load();
-  } catch (const ConfigError& e) {
-    return e.diagnostics();
-  }
-  FAIL("expected a ConfigError");
-  return {};
-}
-
-void check_diagnostic(const Diagnostic& d, const std::string& file, int line, int column, const std::string& key,
-                      const std::string& fragment) {
-  INFO(d.str());
-  CHECK(d.location.file == file);
-  CHECK(d.location.line == line);
-  CHECK(d.location.column == column);
-  CHECK(d.key == key);
-  CHECK_THAT(d.message, Contains(fragment));
-}
+std::string fixture(const std::string& relative) { return test::config_fixture(relative); }
 
 }  // namespace
 

@@ -8,26 +8,17 @@
 
 #include "config/ConfigLoader.hpp"
 #include "core/Errors.hpp"
+#include "support/ConfigDiagnostics.hpp"
 
 using namespace clearfog;
 using namespace clearfog::config;
 using Catch::Matchers::Contains;
 
+using clearfog::test::diagnostics_of;
+
 namespace {
 
-std::string fixture(const std::string& relative) {
-  return (std::filesystem::path(CLEARFOG_TEST_DATA_DIR) / "config" / relative).lexically_normal().string();
-}
-
-std::vector<Diagnostic> diagnostics_of(const std::function<void()>& load) {
-  try {
-    load();
-  } catch (const ConfigError& e) {
-    return e.diagnostics();
-  }
-  FAIL("expected a ConfigError");
-  return {};
-}
+std::string fixture(const std::string& relative) { return test::config_fixture(relative); }
 
 void check_override_diagnostic(const Diagnostic& d, const std::string& key, const std::string& fragment) {
   INFO(d.str());
