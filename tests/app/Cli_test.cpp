@@ -1,29 +1,16 @@
 // The clearfog binary as a user runs it: exit codes, error locations, overrides, determinism.
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/RunCli.hpp"
+
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
+using Outcome = clearfog::test::CliOutcome;
 
-Outcome clearfog(const std::string& args) {
-  const std::string command = std::string(CLEARFOG_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) output += buf.data();
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+Outcome cli(const std::string& args) { return clearfog::test::run_cli(args); }
 
 std::string bad(const std::string& name) { return std::string(CLEARFOG_TEST_DATA_DIR) + "/config/bad/" + name; }
 const std::string kQuickstart = std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/quickstart.yaml";
@@ -32,44 +19,44 @@ const std::string kQuickstart = std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/q
 
 TEST_CASE("cli: bad input exits with code 2 and says where", "[cli]") {
   SECTION("malformed YAML") {
-    const auto r = clearfog("validate " + bad("malformed.yaml"));
+    const auto r = cli("validate " + bad("malformed.yaml"));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains("malformed.yaml:5:18: malformed YAML"));
   }
   SECTION("unknown key") {
-    const auto r = clearfog("validate " + bad("unknown_key.yaml"));
+    const auto r = cli("validate " + bad("unknown_key.yaml"));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains("unknown_key.yaml:8:5: node.link.bandwith:") &&
                              Catch::Contains("did you mean \"bandwidth\""));
   }
   SECTION("missing unit") {
-    const auto r = clearfog("validate " + bad("missing_unit.yaml"));
+    const auto r = cli("validate " + bad("missing_unit.yaml"));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains("missing_unit.yaml:8:16: node.link.bandwidth: missing unit"));
   }
   SECTION("negative bandwidth") {
-    const auto r = clearfog("validate " + bad("negative_bandwidth.yaml"));
+    const auto r = cli("validate " + bad("negative_bandwidth.yaml"));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains("negative_bandwidth.yaml:8:16: node.link.bandwidth: must be > 0"));
   }
   SECTION("dp that does not match the device count, through run") {
-    const auto r = clearfog("run " + bad("dp_mismatch.yaml"));
+    const auto r = cli("run " + bad("dp_mismatch.yaml"));
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains("dp_mismatch.yaml:8:7: parallelism.dp:"));
   }
   SECTION("a bad override") {
-    const auto r = clearfog("run " + kQuickstart + " --set training.global_bach=32");
+    const auto r = cli("run " + kQuickstart + " --set training.global_bach=32");
     CHECK(r.exit_code == 2);
     CHECK_THAT(r.output, Catch::Contains("--set") && Catch::Contains("training.global_batch"));
   }
   SECTION("an unknown command-line option") {
-    CHECK(clearfog("run " + kQuickstart + " --no-such-option").exit_code == 2);
+    CHECK(cli("run " + kQuickstart + " --no-such-option").exit_code == 2);
   }
 }
 
 TEST_CASE("cli: --set changes the run like an edited file would", "[cli][simulation]") {
-  const auto base = clearfog("run " + kQuickstart + " --format json");
-  const auto doubled = clearfog("run " + kQuickstart + " --format json --set training.global_batch=128");
+  const auto base = cli("run " + kQuickstart + " --format json");
+  const auto doubled = cli("run " + kQuickstart + " --format json --set training.global_batch=128");
   REQUIRE(base.exit_code == 0);
   REQUIRE(doubled.exit_code == 0);
   const auto a = nlohmann::json::parse(base.output);
@@ -82,8 +69,8 @@ TEST_CASE("cli: --set changes the run like an edited file would", "[cli][simulat
 
 TEST_CASE("cli: the same scenario gives byte-identical output", "[cli][simulation]") {
   for (const char* format : {"text", "json"}) {
-    const auto first = clearfog("run " + kQuickstart + " --format " + format);
-    const auto second = clearfog("run " + kQuickstart + " --format " + format);
+    const auto first = cli("run " + kQuickstart + " --format " + format);
+    const auto second = cli("run " + kQuickstart + " --format " + format);
     REQUIRE(first.exit_code == 0);
     CHECK(first.output == second.output);
   }
@@ -91,8 +78,8 @@ TEST_CASE("cli: the same scenario gives byte-identical output", "[cli][simulatio
 
 TEST_CASE("cli: --set training.attention=fused shortens the gpt-7.5b step", "[cli][simulation]") {
   const std::string scenario = std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/gpt-7.5b-tp.yaml";
-  const auto unfused = clearfog("run " + scenario + " --format json");
-  const auto fused = clearfog("run " + scenario + " --format json --set training.attention=fused");
+  const auto unfused = cli("run " + scenario + " --format json");
+  const auto fused = cli("run " + scenario + " --format json --set training.attention=fused");
   REQUIRE(unfused.exit_code == 0);
   REQUIRE(fused.exit_code == 0);
   const auto u = nlohmann::json::parse(unfused.output);
@@ -109,7 +96,7 @@ TEST_CASE("cli: --set training.attention=fused shortens the gpt-7.5b step", "[cl
   // No s^2 activations: the memory estimate drops.
   CHECK(f["memory"]["activations_B"].get<double>() < u["memory"]["activations_B"].get<double>());
   // A choice outside the two is a configuration error naming the key.
-  const auto bad_choice = clearfog("run " + scenario + " --set training.attention=flash");
+  const auto bad_choice = cli("run " + scenario + " --set training.attention=flash");
   CHECK(bad_choice.exit_code == 2);
   CHECK_THAT(bad_choice.output, Catch::Contains("training.attention"));
 }

@@ -1,15 +1,14 @@
 // `clearfog compare` as a user runs it: every platform gets a configuration that uses all its
 // devices, a model that fits nowhere is reported as oom, a bad comparison file is located.
 #include <catch2/catch.hpp>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "support/RunCli.hpp"
 #include "sweep/CompareFile.hpp"
 
 namespace fs = std::filesystem;
@@ -18,22 +17,9 @@ namespace {
 
 const fs::path kData = fs::path(CLEARFOG_SOURCE_DIR) / "tests/sweep/data";
 
-struct Outcome {
-  int exit_code;
-  std::string output;  // stdout, and stderr when asked for
-};
+using Outcome = clearfog::test::CliOutcome;
 
-Outcome run(const std::string& args, bool with_stderr) {
-  const std::string command =
-      std::string(CLEARFOG_BINARY) + " " + args + (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) output += buf.data();
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+Outcome run(const std::string& args, bool with_stderr) { return clearfog::test::run_cli(args, with_stderr); }
 
 /// Layouts (tp, pp) with tp * pp dividing `devices`: the sum over tp | devices of d(devices / tp).
 int layouts(int devices) {
