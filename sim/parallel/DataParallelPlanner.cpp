@@ -81,7 +81,7 @@ StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const ker
   const auto& accelerator = scenario.platform.accelerator;
   const DType update_dtype = accelerator.supports(DType::fp32) ? DType::fp32 : training.precision;
   step.optimizer_s = price({workload::TransformerModel::optimizer_step(
-                               parameters, training.optimizer == config::Optimizer::Adam, update_dtype)},
+                               parameters, training.optimizer == config::Optimizer::Adam, training.precision, update_dtype)},
                            "optimizer");
   step.forward_s = embedding_fwd_s + layers * layer_fwd_s + head_fwd_s;
   step.backward_s = head_bwd_s + layers * layer_bwd_s + embedding_bwd_s;

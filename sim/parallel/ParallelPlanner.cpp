@@ -167,7 +167,7 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
   std::vector<double> optimizer_s(pp);
   for (int s = 0; s < pp; ++s)
     optimizer_s[s] = costs.cost(workload::TransformerModel::optimizer_step(stage_params[s] / optimizer_shard, adam,
-                                                                           update_dtype))
+                                                                           training.precision, update_dtype))
                          .time_s;
   step.optimizer_s = *std::max_element(optimizer_s.begin(), optimizer_s.end());
 

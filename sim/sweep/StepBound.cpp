@@ -44,7 +44,7 @@ StepBreakdown step_breakdown(const config::ScenarioSpec& scenario, const paralle
     const auto& acc = scenario.platform.accelerator;
     const double params = workload::megatron_parameter_count(scenario.workload) / (par.tp * par.pp);
     const auto update = workload::TransformerModel::optimizer_step(
-        params, scenario.training.optimizer == config::Optimizer::Adam,
+        params, scenario.training.optimizer == config::Optimizer::Adam, scenario.training.precision,
         acc.supports(DType::fp32) ? DType::fp32 : scenario.training.precision);
     const auto cost = kernels::BlockedGemmModel(acc).cost(update);
     total += step.optimizer_s;

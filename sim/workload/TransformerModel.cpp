@@ -245,9 +245,10 @@ std::vector<Kernel> TransformerModel::head_forward() const {
   std::vector<Kernel> k;
   k.push_back(layernorm_forward("final_ln", d, t));
   k.push_back(Kernel::make_gemm("logits", GemmShape{d.tokens(), d.V, d.h, 1}, t));
-  // read the logits, write the fp32 softmax kept for the backward (the kernel is priced at the
-  // training dtype's peak so that only that dtype needs one; its FLOPs never decide the time)
-  k.push_back(Kernel::make_memory_bound("cross_entropy", d.L() * (d.e + kFp32Bytes), kCrossEntropyFlops * d.L(), t));
+  // Megatron's vocab-parallel cross-entropy on the fp32 logits, pass by pass (priced at the
+  // training dtype's peak so that only that dtype needs one; its FLOPs never decide the time).
+  k.push_back(Kernel::make_memory_bound("cross_entropy", d.L() * cross_entropy_forward_bytes_per_logit(d.e),
+                                        kCrossEntropyFlops * d.L(), t));
   return k;
 }
 
@@ -255,31 +256,55 @@ std::vector<Kernel> TransformerModel::head_backward() const {
   const Dims d = dims_of(*this);
   const DType t = dtype_;
   std::vector<Kernel> k;
-  // read the fp32 softmax, write the logits gradient
-  k.push_back(Kernel::make_memory_bound("cross_entropy.bwd", d.L() * (kFp32Bytes + d.e),
+  k.push_back(Kernel::make_memory_bound("cross_entropy.bwd", d.L() * cross_entropy_backward_bytes_per_logit(d.e),
                                         kCrossEntropyBwdFlops * d.L(), t));
   push_weight_gemm_backward(k, "logits", GemmShape{d.tokens(), d.V, d.h, 1}, t);
   k.push_back(layernorm_backward("final_ln", d, t, false));
   return k;
 }
 
-Kernel TransformerModel::optimizer_step(double parameters, bool adam) {
-  return optimizer_step(parameters, adam, DType::fp32);
+double cross_entropy_forward_bytes_per_logit(double e) {
+  // Megatron-LM (mpu/cross_entropy.py, called on output.float()): cast the 16-bit logits to fp32
+  // (e + 4; nothing when they already are fp32), row max (4), subtract it in place (8), exp in
+  // place (8), row sum (4), divide by it in place (8): the fp32 softmax stays for the backward.
+  const double cast = e == kFp32Bytes ? 0 : e + kFp32Bytes;
+  return cast + 4 + 8 + 8 + 4 + 8;
 }
 
-Kernel TransformerModel::optimizer_step(double parameters, bool adam, DType arithmetic) {
-  // Mixed-precision Adam reads the fp32 master weight, m, v (12 B) and the 16-bit gradient (2 B),
-  // writes master, m, v (12 B) and the 16-bit working weight (2 B): 28 B. FLOPs: m 3, v 4,
-  // update 5 (sqrt, + eps, divide, * lr, subtract). SGD with momentum reads master, momentum and
-  // gradient (10 B), writes master, momentum and weight (10 B): 20 B; FLOPs: momentum 2, update 2.
-  // Pure fp32 training moves the same bytes (Adam reads p g m v, writes p m v: 16 + 12).
-  constexpr double kAdamBytes = 28, kAdamFlops = 12;
-  constexpr double kSgdBytes = 20, kSgdFlops = 4;
+double cross_entropy_backward_bytes_per_logit(double e) {
+  // The saved softmax minus the one-hot target (one element per row), times the loss gradient in
+  // place (8), then the cast's backward to the logits' dtype (4 + e; nothing in fp32).
+  return 8 + (e == kFp32Bytes ? 0 : kFp32Bytes + e);
+}
+
+OptimizerTraffic optimizer_traffic(bool adam, DType precision) {
+  // Update kernel (apex FusedAdam / SGD) on fp32 state: Adam reads p, g, m, v and writes p, m, v
+  // (28 B; FLOPs: m 3, v 4, update 5); SGD with momentum reads p, g, buf and writes p, buf (20 B;
+  // FLOPs: momentum 2, update 2). Every step also takes the gradient norm for clipping (read 4 B,
+  // 2 FLOP).
+  OptimizerTraffic o;
+  o.bytes_per_parameter = (adam ? 28.0 : 20.0) + kFp32Bytes;
+  o.flops_per_parameter = (adam ? 12.0 : 4.0) + 2;
+  if (precision == DType::fp32 || precision == DType::tf32) return o;
+  // Mixed precision as Megatron-LM's Float16Optimizer runs it: copy the 16-bit gradients into
+  // fp32 main gradients (2 + 4), with fp16 unscale them and check for inf/NaN (4 + 4, 1 FLOP),
+  // and after the update copy the fp32 main weights back to the 16-bit model (4 + 2). FP8
+  // training keeps 16-bit weights and gradients (Transformer Engine).
+  constexpr double kHalf = 2;
+  o.bytes_per_parameter += 2 * (kHalf + kFp32Bytes);
+  if (precision == DType::fp16) {
+    o.bytes_per_parameter += 2 * kFp32Bytes;
+    o.flops_per_parameter += 1;
+  }
+  return o;
+}
+
+Kernel TransformerModel::optimizer_step(double parameters, bool adam, DType precision, DType arithmetic) {
   if (!(parameters >= 0))
     throw Error(fmt::format("TransformerModel::optimizer_step: parameters must be >= 0, got {}", parameters));
-  if (adam)
-    return Kernel::make_memory_bound("optimizer.adam", kAdamBytes * parameters, kAdamFlops * parameters, arithmetic);
-  return Kernel::make_memory_bound("optimizer.sgd", kSgdBytes * parameters, kSgdFlops * parameters, arithmetic);
+  const OptimizerTraffic o = optimizer_traffic(adam, precision);
+  return Kernel::make_memory_bound(adam ? "optimizer.adam" : "optimizer.sgd", o.bytes_per_parameter * parameters,
+                                   o.flops_per_parameter * parameters, arithmetic);
 }
 
 double TransformerModel::parameters_per_layer() const {

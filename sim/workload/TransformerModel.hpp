@@ -16,6 +16,20 @@ struct TensorSharding {
   bool sequence_parallel = false;  // layernorm and dropout work on s/t of the sequence
 };
 
+/// Bytes and FLOPs per parameter of one optimizer step (docs/compute-model.md, "Optimizer").
+struct OptimizerTraffic {
+  double bytes_per_parameter = 0;
+  double flops_per_parameter = 0;
+};
+/// Megatron-LM's optimizer step: gradient norm and the update on fp32 state, plus with 16-bit
+/// training the fp32 copies of the gradients and weights (and, with fp16, the unscale pass).
+OptimizerTraffic optimizer_traffic(bool adam, DType precision);
+
+/// Bytes moved per logit by Megatron's fp32 softmax cross-entropy, forward and backward, for
+/// logits of `element_bytes` bytes.
+double cross_entropy_forward_bytes_per_logit(double element_bytes);
+double cross_entropy_backward_bytes_per_logit(double element_bytes);
+
 class TransformerModel {
 public:
   /// micro_batch: sequences per pass; dtype: activation/weight arithmetic type. Throws
@@ -57,11 +71,11 @@ public:
   /// Final layernorm, logits GEMM against the (tied) embedding, softmax cross-entropy.
   [[nodiscard]] std::vector<kernels::Kernel> head_forward() const;
   [[nodiscard]] std::vector<kernels::Kernel> head_backward() const;
-  /// Optimizer update over `parameters` parameters (memory-bound; Adam 28 B and 12 FLOP per
-  /// parameter, SGD with momentum 20 B and 4 FLOP). Arithmetic in fp32 (master weights).
-  [[nodiscard]] static kernels::Kernel optimizer_step(double parameters, bool adam);
-  /// Same traffic, priced at `arithmetic`'s peak: for accelerators whose file lists no fp32 peak.
-  [[nodiscard]] static kernels::Kernel optimizer_step(double parameters, bool adam, DType arithmetic);
+  /// One optimizer step over `parameters` parameters trained in `precision`, as one memory-bound
+  /// kernel with the traffic of optimizer_traffic(); priced at `arithmetic`'s peak (fp32 where the
+  /// accelerator has it; the step stays memory-bound either way).
+  [[nodiscard]] static kernels::Kernel optimizer_step(double parameters, bool adam, DType precision,
+                                                      DType arithmetic);
 
   /// Parameters of one transformer layer: 4h^2 + 2hf + 9h + f, i.e. 12h^2 + 13h at f = 4h
   /// (Megatron Eq. 2's per-layer part).

@@ -153,7 +153,10 @@ TEST_CASE("workload::TransformerModel: head and embedding", "[workload]") {
   const auto head = model.head_forward();
   CHECK(names(head) == std::vector<std::string>{"final_ln", "logits", "cross_entropy"});
   CHECK(find(head, "logits").flops == 2 * b * s * h * V);
-  CHECK(find(head, "cross_entropy").bytes == b * s * V * (e + 4));  // fp32 softmax written
+  // Megatron's fp32 loss: cast (e + 4), max (4), subtract (8), exp (8), sum (4), divide (8)
+  CHECK(find(head, "cross_entropy").bytes == b * s * V * (e + 4 + 4 + 8 + 8 + 4 + 8));
+  // backward: scale the saved softmax in place (8), cast back (4 + e)
+  CHECK(find(model.head_backward(), "cross_entropy.bwd").bytes == b * s * V * (8 + 4 + e));
   CHECK(sum_flops(model.head_backward(), KernelKind::Gemm) == 2 * 2 * b * s * h * V);
   CHECK(names(model.head_backward()) ==
         std::vector<std::string>{"cross_entropy.bwd", "logits.dgrad", "logits.wgrad", "final_ln.bwd"});
@@ -221,16 +224,33 @@ TEST_CASE("workload::TransformerModel: GPT-3 has 175B parameters", "[workload]")
 
 TEST_CASE("workload::TransformerModel: optimizer traffic per parameter", "[workload]") {
   const double psi = 1e9;
-  // Adam: read master, m, v (3 x 4 B) + 16-bit grad (2 B); write master, m, v + 16-bit weight.
-  const Kernel adam = TransformerModel::optimizer_step(psi, true);
-  CHECK(adam.bytes == (3 * 4 + 2) * 2 * psi);
-  CHECK(adam.flops == 12 * psi);
+  // fp32 training: Adam reads p, g, m, v (4 x 4 B) and writes p, m, v (3 x 4 B); the gradient
+  // norm for clipping reads g once more (4 B).
+  const double adam_fp32 = 4 * 4 + 3 * 4 + 4;
+  const Kernel adam = TransformerModel::optimizer_step(psi, true, DType::fp32, DType::fp32);
+  CHECK(adam.bytes == adam_fp32 * psi);
+  CHECK(adam.flops == (12 + 2) * psi);
   CHECK(adam.dtype == DType::fp32);
-  // SGD with momentum: read master, momentum (2 x 4 B) + grad (2 B); write master, momentum + weight.
-  const Kernel sgd = TransformerModel::optimizer_step(psi, false, DType::bf16);
-  CHECK(sgd.bytes == (2 * 4 + 2) * 2 * psi);
-  CHECK(sgd.flops == 4 * psi);
+  // bf16 (Megatron's Float16Optimizer): the 16-bit gradient copied into an fp32 one (2 + 4 B)
+  // before, the fp32 weight copied back into the 16-bit model (4 + 2 B) after.
+  CHECK(TransformerModel::optimizer_step(psi, true, DType::bf16, DType::fp32).bytes == (adam_fp32 + 12) * psi);
+  // fp16 also unscales the fp32 gradient and checks it for inf/NaN (read + write 4 B): 52 B.
+  CHECK(TransformerModel::optimizer_step(psi, true, DType::fp16, DType::fp32).bytes == 52 * psi);
+  // SGD with momentum: reads p, g, buf and writes p, buf (5 x 4 B), plus the norm and the copies.
+  const Kernel sgd = TransformerModel::optimizer_step(psi, false, DType::bf16, DType::bf16);
+  CHECK(sgd.bytes == (5 * 4 + 4 + 12) * psi);
+  CHECK(sgd.flops == (4 + 2) * psi);
   CHECK(sgd.dtype == DType::bf16);
+}
+
+TEST_CASE("workload::TransformerModel: cross-entropy passes of Megatron's fp32 loss", "[workload]") {
+  // Per logit, forward: cast 2 + 4, max 4, subtract 4 + 4, exp 4 + 4, sum 4, divide 4 + 4 = 38 B
+  // from 16-bit logits; backward: scale in place 4 + 4, cast back 4 + 2 = 14 B.
+  CHECK(workload::cross_entropy_forward_bytes_per_logit(2) == 38);
+  CHECK(workload::cross_entropy_backward_bytes_per_logit(2) == 14);
+  // fp32 logits skip both casts.
+  CHECK(workload::cross_entropy_forward_bytes_per_logit(4) == 32);
+  CHECK(workload::cross_entropy_backward_bytes_per_logit(4) == 8);
 }
 
 TEST_CASE("workload::TransformerModel: rejects impossible shapes", "[workload]") {
