@@ -81,7 +81,9 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   // With one compute stream, every moment of the step in which the busiest device does not
   // compute is spent waiting for communication (or, pipelined, in the bubble).
   m.exposed_comm_s = std::max(0.0, m.step_time_s - m.compute_busy_s);
-  m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.exposed_comm_s);
+  // What of the gradient reduction ran while the device still had backward work: the part that is
+  // not in the step's tail (tensor-parallel collectives and the bubble are exposed, not hidden).
+  m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.dp_exposed_s);
   m.memory = workload::estimate_memory(scenario);
   m.oom = !m.memory.fits();
   m.ops = result.ops_executed;

@@ -26,7 +26,7 @@ struct StepMetrics {
 
   double dp_comm_s = 0;              // gradient all-reduce busy time on the comm stream
   double exposed_comm_s = 0;         // step time not covered by compute on the busiest device
-  double hidden_comm_s = 0;          // dp_comm_s - exposed_comm_s (>= 0)
+  double hidden_comm_s = 0;          // dp_comm_s - dp_exposed_s (>= 0)
   std::size_t buckets = 0;
   double gradient_bytes = 0;         // per replica per iteration
 
