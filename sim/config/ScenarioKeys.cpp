@@ -155,9 +155,12 @@ KeyTable make_scenario_table() {
            .default_text = "0",
            .constraint = Constraint::NonNegative,
            .counts = "stage",
-           .description = "ZeRO / FSDP sharding over the data-parallel group: 0 none, 1 optimizer states, 2 + "
-                          "gradients (reduce-scatter + all-gather replace the all-reduce), 3 + parameters "
-                          "(memory only: the per-layer parameter all-gathers of stage 3 are not simulated)."},
+           .description = "ZeRO / FSDP sharding over the data-parallel group: 0 none (gradient all-reduce); 1 "
+                          "optimizer states (reduce-scatter after the last micro-batch, optimizer on the shard, "
+                          "all-gather of the updated parameters); 2 + gradients (reduce-scatter after every "
+                          "micro-batch's backward); 3 + parameters (FULL_SHARD: each layer's parameters "
+                          "all-gathered before its forward and again before its backward, prefetched one layer "
+                          "ahead on a gather stream; no all-gather after the optimizer)."},
           {.path = "parallelism.order",
            .type = KeyType::String,
            .presence = Presence::Defaulted,

@@ -31,7 +31,7 @@ constexpr double kHostSpeed = 1e12;
 std::string mailbox_name(int src, int dst, std::uint64_t tag) { return fmt::format("{}>{}#{}", src, dst, tag); }
 
 /// What the actors of one rank share: which ops are done, and a condition variable to wake the
-/// other stream when a dependency completes.
+/// other streams when a dependency completes.
 struct RankState {
   const program::RankProgram* program = nullptr;
   std::vector<char> done;

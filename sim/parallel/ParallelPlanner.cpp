@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/Errors.hpp"
+#include "parallel/ParameterGathers.hpp"
 #include "parallel/PipelineSchedule.hpp"
 #include "workload/TransformerModel.hpp"
 
@@ -182,202 +183,254 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
   };
   auto stage_of_chunk = [&](int k) { return k % pp; };
 
-  // Gradients of each rank, in the order its last micro-batch's backward produces them.
+  // ZeRO-2/3 keep only a shard of the accumulated gradients: every micro-batch's backward pass
+  // reduce-scatters its own. ZeRO-3 also shards the parameters and gathers them unit by unit.
+  const bool reduce_every_pass = par.zero_stage >= 2 && dp > 1;
+  const bool gather_parameters = par.zero_stage >= 3 && dp > 1;
+  ParameterGathers gathers(step.plan, tags, coll);
+  const double embedding_params = model.embedding_parameters() / tp;
+  // The last stage's head: the final layernorm plus, with pp > 1, its copy of the tied embedding.
+  const double head_params = model.head_parameters() + (pp > 1 ? embedding_params : 0.0);
+
+  // Gradients of each rank, in the order a backward pass produces them: of the whole stage in its
+  // last micro-batch (`ready`), of the current pass (`pass_ready`, ZeRO-2/3).
   struct Ready {
     OpIndex op;
     double parameters;
     std::string name;
   };
-  std::vector<std::vector<Ready>> ready(grid.size());
+  std::vector<std::vector<Ready>> ready(grid.size()), pass_ready(grid.size());
   std::vector<std::vector<OpIndex>> last_backward(grid.size());
+  std::vector<std::vector<OpIndex>> synced(grid.size());  // reductions the optimizer step waits for
 
-  for (int d = 0; d < dp; ++d) {
-    for (int s = 0; s < pp; ++s) {
-      const std::vector<int> members = grid.tensor_group(d, s);
-      for (int r : members) step.stage_of_rank[r] = s;
-      const auto order = pipeline_schedule(kind, shape, s);
-      // Adds a compute op on every member, each depending on `deps[i]`; returns the ops.
-      auto compute = [&](Category c, const std::string& name, double seconds, const std::vector<OpIndex>& deps) {
-        std::vector<OpIndex> ops(members.size());
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          std::vector<OpIndex> dep;
-          if (!deps.empty()) dep.push_back(deps[i]);
-          ops[i] = step.plan.ranks[members[i]].add_compute(Stream::Compute, c, name, seconds, dep);
-        }
-        return ops;
-      };
-      // A Megatron tensor-parallel collective on the compute stream (the critical path).
-      auto tensor_collective = [&](const std::string& name, double bytes, std::vector<OpIndex> after) {
-        if (tp == 1) return after;
-        const std::vector<CollectiveOp> ops = par.sequence_parallel
-                                                  ? std::vector<CollectiveOp>{CollectiveOp::ReduceScatter,
-                                                                              CollectiveOp::AllGather}
-                                                  : std::vector<CollectiveOp>{CollectiveOp::AllReduce};
-        for (const CollectiveOp op : ops) {
-          auto request = coll.request(op, members, bytes);
-          request.stream = Stream::Compute;
-          request.category = Category::TensorParallelComm;
-          request.name = fmt::format("{}.{}", name, config::collective_op_name(op));
-          request.deps.assign(members.size(), {});
-          for (std::size_t i = 0; i < members.size(); ++i) request.deps[i] = {after[i]};
-          after = collectives::append_collective(step.plan, request, tags);
-        }
-        return after;
-      };
+  auto buckets_of = [&](const std::vector<Ready>& list) {
+    std::vector<GradientTensor> tensors;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      tensors.push_back(GradientTensor{list[i].name, list[i].parameters * element_B, static_cast<int>(i)});
+    return dp > 1 ? make_gradient_buckets(tensors, training.bucket_size_B) : std::vector<GradientBucket>{};
+  };
+  // Reduces the gradients listed in `lists` over the data group `group`, bucketed like DDP, on the
+  // communication stream; without overlap every bucket waits for the member's last backward op.
+  const CollectiveOp reduce_op = par.zero_stage >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+  auto reduce_gradients = [&](const std::vector<int>& group, const std::vector<std::vector<Ready>>& lists,
+                              const std::string& label) {
+    const auto buckets = buckets_of(lists[group.front()]);
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      auto request = coll.request(reduce_op, group, buckets[b].bytes);
+      request.stream = Stream::Comm;
+      request.category = Category::DataParallelComm;
+      request.name = fmt::format("{}.{}.b{}", label, config::collective_op_name(reduce_op), b);
+      request.deps.assign(group.size(), {});
+      const auto slot = static_cast<std::size_t>(buckets[b].ready_slot);
+      for (std::size_t i = 0; i < group.size(); ++i)
+        request.deps[i] = training.overlap_grad_reduce ? std::vector<OpIndex>{lists[group[i]][slot].op}
+                                                       : last_backward[group[i]];
+      const auto reduced = collectives::append_collective(step.plan, request, tags);
+      if (b + 1 == buckets.size())
+        for (std::size_t i = 0; i < group.size(); ++i) synced[group[i]].push_back(reduced[i]);
+    }
+  };
 
-      for (const auto& st : order) {
-        const int k = st.chunk * pp + s;
-        const int mb = st.micro_batch;
-        const int n_layers = layers[k];
-        const int first_layer = std::accumulate(layers.begin(), layers.begin() + k, 0);
-        const std::string prefix = fmt::format("mb{}.c{}", mb, k);
-        std::vector<OpIndex> last;
-        if (st.pass == PipelineStep::Pass::Forward) {
-          if (k > 0) {
-            last.resize(members.size());
-            for (std::size_t i = 0; i < members.size(); ++i) {
-              const int t = static_cast<int>(i);
-              const int src = grid.rank(d, stage_of_chunk(k - 1), t);
-              last[i] = step.plan.ranks[members[i]].add_exchange(
-                  Stream::Compute, Category::PipelineComm, prefix + ".recv_act", {},
-                  {program::Transfer{src, step.p2p_bytes, p2p_tag(0, k - 1, mb, d, t)}});
-            }
-          } else {
-            last = compute(Category::Forward, prefix + ".embedding.fwd", embedding_fwd_s, {});
-          }
-          if (options.fuse_chunk_layers) {
-            last = compute(Category::Forward, prefix + ".layers.fwd", n_layers * (attn_fwd_s + mlp_fwd_s), last);
-            last = tensor_collective(prefix + ".tp.fwd", 2.0 * n_layers * tp_bytes, last);
-          } else {
-            for (int l = first_layer; l < first_layer + n_layers; ++l) {
-              last = compute(Category::Forward, fmt::format("mb{}.L{}.fwd.attn", mb, l), attn_fwd_s, last);
-              last = tensor_collective(fmt::format("mb{}.L{}.fwd.tp1", mb, l), tp_bytes, last);
-              last = compute(Category::Forward, fmt::format("mb{}.L{}.fwd.mlp", mb, l), mlp_fwd_s, last);
-              last = tensor_collective(fmt::format("mb{}.L{}.fwd.tp2", mb, l), tp_bytes, last);
-            }
-          }
-          if (k == chunks - 1) {
-            last = compute(Category::Forward, prefix + ".head.fwd", head_fwd_s, last);
-          } else {
-            for (std::size_t i = 0; i < members.size(); ++i) {
-              const int t = static_cast<int>(i);
-              const int dst = grid.rank(d, stage_of_chunk(k + 1), t);
-              step.plan.ranks[members[i]].add_exchange(
-                  Stream::Comm, Category::PipelineComm, prefix + ".send_act",
-                  {program::Transfer{dst, step.p2p_bytes, p2p_tag(0, k, mb, d, t)}}, {}, {last[i]});
-            }
-          }
+  // Stage by stage, pass by pass in schedule order, and replica by replica inside a pass, so that
+  // the collectives over a data group (ZeRO) find every member's ops already laid out. Each rank's
+  // ops still follow its schedule; point-to-point messages match by tag, whatever the order.
+  for (int s = 0; s < pp; ++s) {
+    std::vector<std::vector<int>> members(dp);  // tensor group of each replica
+    for (int d = 0; d < dp; ++d) {
+      members[d] = grid.tensor_group(d, s);
+      for (int r : members[d]) step.stage_of_rank[r] = s;
+    }
+    std::vector<std::vector<OpIndex>> last(dp);  // per replica and member: the latest compute-stream op
+    // A compute op on every member of replica d after its latest op and its pending parameter gather.
+    auto compute = [&](int d, Category c, const std::string& name, double seconds) {
+      auto& after = last[d];
+      std::vector<OpIndex> ops(members[d].size());
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        std::vector<OpIndex> dep;
+        if (!after.empty()) dep.push_back(after[i]);
+        if (const auto gathered = gathers.take(members[d][i])) dep.push_back(*gathered);
+        ops[i] = step.plan.ranks[members[d][i]].add_compute(Stream::Compute, c, name, seconds, dep);
+      }
+      after = ops;
+    };
+    // A Megatron tensor-parallel collective on the compute stream (the critical path).
+    auto tensor_collective = [&](int d, const std::string& name, double bytes) {
+      if (tp == 1) return;
+      const std::vector<CollectiveOp> ops = par.sequence_parallel
+                                                ? std::vector<CollectiveOp>{CollectiveOp::ReduceScatter,
+                                                                            CollectiveOp::AllGather}
+                                                : std::vector<CollectiveOp>{CollectiveOp::AllReduce};
+      for (const CollectiveOp op : ops) {
+        auto request = coll.request(op, members[d], bytes);
+        request.stream = Stream::Compute;
+        request.category = Category::TensorParallelComm;
+        request.name = fmt::format("{}.{}", name, config::collective_op_name(op));
+        request.deps.assign(members[d].size(), {});
+        for (std::size_t i = 0; i < members[d].size(); ++i) request.deps[i] = {last[d][i]};
+        last[d] = collectives::append_collective(step.plan, request, tags);
+      }
+    };
+    // Activations (direction 0) or their gradients (1) between neighbouring chunks' stages.
+    auto receive = [&](int d, int direction, int from_chunk, int mb, const std::string& name) {
+      last[d].resize(members[d].size());
+      for (std::size_t i = 0; i < members[d].size(); ++i) {
+        const int t = static_cast<int>(i);
+        const int src = grid.rank(d, stage_of_chunk(from_chunk), t);
+        last[d][i] = step.plan.ranks[members[d][i]].add_exchange(
+            Stream::Compute, Category::PipelineComm, name, {},
+            {program::Transfer{src, step.p2p_bytes, p2p_tag(direction, from_chunk, mb, d, t)}});
+      }
+    };
+    auto send = [&](int d, int direction, int k, int to_chunk, int mb, const std::string& name) {
+      for (std::size_t i = 0; i < members[d].size(); ++i) {
+        const int t = static_cast<int>(i);
+        const int dst = grid.rank(d, stage_of_chunk(to_chunk), t);
+        step.plan.ranks[members[d][i]].add_exchange(
+            Stream::Comm, Category::PipelineComm, name,
+            {program::Transfer{dst, step.p2p_bytes, p2p_tag(direction, k, mb, d, t)}}, {}, {last[d][i]});
+      }
+    };
+    // One unit of parameters (a layer, the embedding, the head, a fused chunk) on every replica:
+    // under ZeRO-3 each data group first gathers its `params` (per device) and the unit's first
+    // compute op waits for them.
+    auto unit = [&](double params, const std::string& name, const auto& ops_of_replica) {
+      if (gather_parameters)
+        for (int t = 0; t < tp; ++t)
+          gathers.gather(grid.data_group(s, t), params * element_B, fmt::format("{}.t{}.gather", name, t));
+      for (int d = 0; d < dp; ++d) ops_of_replica(d);
+      if (gather_parameters)
+        for (int d = 0; d < dp; ++d)
+          for (std::size_t i = 0; i < members[d].size(); ++i) gathers.release(members[d][i], last[d][i]);
+    };
+
+    for (const auto& st : pipeline_schedule(kind, shape, s)) {
+      const int k = st.chunk * pp + s;
+      const int mb = st.micro_batch;
+      const int n_layers = layers[k];
+      const int first_layer = std::accumulate(layers.begin(), layers.begin() + k, 0);
+      const std::string prefix = fmt::format("mb{}.c{}", mb, k);
+      for (auto& l : last) l.clear();
+      if (st.pass == PipelineStep::Pass::Forward) {
+        if (k > 0) {
+          for (int d = 0; d < dp; ++d) receive(d, 0, k - 1, mb, prefix + ".recv_act");
         } else {
-          const bool final_mb = mb == m - 1;
-          auto record = [&](const std::vector<OpIndex>& ops, double params, const std::string& name) {
-            if (!final_mb) return;
-            for (std::size_t i = 0; i < members.size(); ++i)
-              ready[members[i]].push_back(Ready{ops[i], params, name});
-          };
-          if (k < chunks - 1) {
-            last.resize(members.size());
-            for (std::size_t i = 0; i < members.size(); ++i) {
-              const int t = static_cast<int>(i);
-              const int src = grid.rank(d, stage_of_chunk(k + 1), t);
-              last[i] = step.plan.ranks[members[i]].add_exchange(
-                  Stream::Compute, Category::PipelineComm, prefix + ".recv_grad", {},
-                  {program::Transfer{src, step.p2p_bytes, p2p_tag(1, k + 1, mb, d, t)}});
-            }
-          } else {
-            last = compute(Category::Backward, prefix + ".head.bwd",
-                           head_bwd_s + (pp > 1 ? embedding_accumulate(mb) : 0.0), last);
-            record(last, model.head_parameters() + (pp > 1 ? model.embedding_parameters() / tp : 0.0), "head");
-          }
-          if (options.fuse_chunk_layers) {
-            if (full) {
-              last = compute(Category::Recompute, prefix + ".layers.recompute", n_layers * (attn_fwd_s + mlp_fwd_s),
-                             last);
-              last = tensor_collective(prefix + ".tp.recompute", 2.0 * n_layers * tp_bytes, last);
-            } else if (core_s > 0) {
-              last = compute(Category::Recompute, prefix + ".layers.recompute", n_layers * core_s, last);
-            }
-            last = compute(Category::Backward, prefix + ".layers.bwd",
-                           n_layers * (attn_bwd_s + mlp_bwd_s + layer_accumulate(mb)), last);
-            last = tensor_collective(prefix + ".tp.bwd", 2.0 * n_layers * tp_bytes, last);
-            record(last, n_layers * per_layer_params, prefix + ".layers");
-          } else {
-            for (int l = first_layer + n_layers - 1; l >= first_layer; --l) {
-              if (full) {
-                last = compute(Category::Recompute, fmt::format("mb{}.L{}.re.attn", mb, l), attn_fwd_s, last);
-                last = tensor_collective(fmt::format("mb{}.L{}.re.tp1", mb, l), tp_bytes, last);
-                last = compute(Category::Recompute, fmt::format("mb{}.L{}.re.mlp", mb, l), mlp_fwd_s, last);
-                last = tensor_collective(fmt::format("mb{}.L{}.re.tp2", mb, l), tp_bytes, last);
-              } else if (core_s > 0) {
-                last = compute(Category::Recompute, fmt::format("mb{}.L{}.re.core", mb, l), core_s, last);
-              }
-              last = compute(Category::Backward, fmt::format("mb{}.L{}.bwd.mlp", mb, l), mlp_bwd_s, last);
-              last = tensor_collective(fmt::format("mb{}.L{}.bwd.tp1", mb, l), tp_bytes, last);
-              last = compute(Category::Backward, fmt::format("mb{}.L{}.bwd.attn", mb, l),
-                             attn_bwd_s + layer_accumulate(mb), last);
-              last = tensor_collective(fmt::format("mb{}.L{}.bwd.tp2", mb, l), tp_bytes, last);
-              record(last, per_layer_params, fmt::format("L{}", l));
-            }
-          }
-          if (k == 0) {
-            last = compute(Category::Backward, prefix + ".embedding.bwd", embedding_bwd_s + embedding_accumulate(mb),
-                           last);
-            record(last, model.embedding_parameters() / tp, "embedding");
-          } else {
-            for (std::size_t i = 0; i < members.size(); ++i) {
-              const int t = static_cast<int>(i);
-              const int dst = grid.rank(d, stage_of_chunk(k - 1), t);
-              step.plan.ranks[members[i]].add_exchange(
-                  Stream::Comm, Category::PipelineComm, prefix + ".send_grad",
-                  {program::Transfer{dst, step.p2p_bytes, p2p_tag(1, k, mb, d, t)}}, {}, {last[i]});
-            }
+          unit(embedding_params, prefix + ".embedding.fwd",
+               [&](int d) { compute(d, Category::Forward, prefix + ".embedding.fwd", embedding_fwd_s); });
+        }
+        if (options.fuse_chunk_layers) {
+          unit(n_layers * per_layer_params, prefix + ".layers.fwd", [&](int d) {
+            compute(d, Category::Forward, prefix + ".layers.fwd", n_layers * (attn_fwd_s + mlp_fwd_s));
+            tensor_collective(d, prefix + ".tp.fwd", 2.0 * n_layers * tp_bytes);
+          });
+        } else {
+          for (int l = first_layer; l < first_layer + n_layers; ++l) {
+            unit(per_layer_params, fmt::format("mb{}.L{}.fwd", mb, l), [&](int d) {
+              compute(d, Category::Forward, fmt::format("mb{}.L{}.fwd.attn", mb, l), attn_fwd_s);
+              tensor_collective(d, fmt::format("mb{}.L{}.fwd.tp1", mb, l), tp_bytes);
+              compute(d, Category::Forward, fmt::format("mb{}.L{}.fwd.mlp", mb, l), mlp_fwd_s);
+              tensor_collective(d, fmt::format("mb{}.L{}.fwd.tp2", mb, l), tp_bytes);
+            });
           }
         }
-        for (std::size_t i = 0; i < members.size(); ++i) last_backward[members[i]] = {last[i]};
+        if (k == chunks - 1) {
+          unit(head_params, prefix + ".head.fwd",
+               [&](int d) { compute(d, Category::Forward, prefix + ".head.fwd", head_fwd_s); });
+        } else {
+          for (int d = 0; d < dp; ++d) send(d, 0, k, k + 1, mb, prefix + ".send_act");
+        }
+      } else {
+        // The gradients of replica d's members are ready after its latest op.
+        auto record = [&](int d, double params, const std::string& name) {
+          for (std::size_t i = 0; i < members[d].size(); ++i) {
+            const Ready g{last[d][i], params, name};
+            if (mb == m - 1) ready[members[d][i]].push_back(g);
+            if (reduce_every_pass) pass_ready[members[d][i]].push_back(g);
+          }
+        };
+        if (k < chunks - 1) {
+          for (int d = 0; d < dp; ++d) receive(d, 1, k + 1, mb, prefix + ".recv_grad");
+        } else {
+          unit(head_params, prefix + ".head.bwd", [&](int d) {
+            compute(d, Category::Backward, prefix + ".head.bwd",
+                    head_bwd_s + (pp > 1 ? embedding_accumulate(mb) : 0.0));
+            record(d, head_params, "head");
+          });
+        }
+        if (options.fuse_chunk_layers) {
+          unit(n_layers * per_layer_params, prefix + ".layers.bwd", [&](int d) {
+            if (full) {
+              compute(d, Category::Recompute, prefix + ".layers.recompute", n_layers * (attn_fwd_s + mlp_fwd_s));
+              tensor_collective(d, prefix + ".tp.recompute", 2.0 * n_layers * tp_bytes);
+            } else if (core_s > 0) {
+              compute(d, Category::Recompute, prefix + ".layers.recompute", n_layers * core_s);
+            }
+            compute(d, Category::Backward, prefix + ".layers.bwd",
+                    n_layers * (attn_bwd_s + mlp_bwd_s + layer_accumulate(mb)));
+            tensor_collective(d, prefix + ".tp.bwd", 2.0 * n_layers * tp_bytes);
+            record(d, n_layers * per_layer_params, prefix + ".layers");
+          });
+        } else {
+          for (int l = first_layer + n_layers - 1; l >= first_layer; --l) {
+            // The recomputed forward uses the backward's gather.
+            unit(per_layer_params, fmt::format("mb{}.L{}.bwd", mb, l), [&](int d) {
+              if (full) {
+                compute(d, Category::Recompute, fmt::format("mb{}.L{}.re.attn", mb, l), attn_fwd_s);
+                tensor_collective(d, fmt::format("mb{}.L{}.re.tp1", mb, l), tp_bytes);
+                compute(d, Category::Recompute, fmt::format("mb{}.L{}.re.mlp", mb, l), mlp_fwd_s);
+                tensor_collective(d, fmt::format("mb{}.L{}.re.tp2", mb, l), tp_bytes);
+              } else if (core_s > 0) {
+                compute(d, Category::Recompute, fmt::format("mb{}.L{}.re.core", mb, l), core_s);
+              }
+              compute(d, Category::Backward, fmt::format("mb{}.L{}.bwd.mlp", mb, l), mlp_bwd_s);
+              tensor_collective(d, fmt::format("mb{}.L{}.bwd.tp1", mb, l), tp_bytes);
+              compute(d, Category::Backward, fmt::format("mb{}.L{}.bwd.attn", mb, l),
+                      attn_bwd_s + layer_accumulate(mb));
+              tensor_collective(d, fmt::format("mb{}.L{}.bwd.tp2", mb, l), tp_bytes);
+              record(d, per_layer_params, fmt::format("L{}", l));
+            });
+          }
+        }
+        if (k == 0) {
+          unit(embedding_params, prefix + ".embedding.bwd", [&](int d) {
+            compute(d, Category::Backward, prefix + ".embedding.bwd", embedding_bwd_s + embedding_accumulate(mb));
+            record(d, embedding_params, "embedding");
+          });
+        } else {
+          for (int d = 0; d < dp; ++d) send(d, 1, k, k - 1, mb, prefix + ".send_grad");
+        }
+      }
+      for (int d = 0; d < dp; ++d)
+        for (std::size_t i = 0; i < members[d].size(); ++i) last_backward[members[d][i]] = {last[d][i]};
+      if (reduce_every_pass && st.pass == PipelineStep::Pass::Backward) {
+        for (int t = 0; t < tp; ++t) {
+          const auto group = grid.data_group(s, t);
+          reduce_gradients(group, pass_ready, fmt::format("{}.t{}", prefix, t));
+          for (int r : group) pass_ready[r].clear();
+        }
       }
     }
   }
 
-  // Gradient reduction per (stage, tensor rank) data-parallel group, bucketed like DDP; ZeRO 1/2/3
-  // reduce-scatter the buckets. Without overlap every bucket waits for the rank's last backward op.
-  std::vector<std::vector<OpIndex>> synced(grid.size());  // what the optimizer step waits for
-  for (int r = 0; r < grid.size(); ++r) synced[r] = last_backward[r];
+  // ZeRO 0/1: one reduction (all-reduce or reduce-scatter) of the accumulated gradients per (stage,
+  // tensor rank) data group, as the last micro-batch's backward produces them.
   std::vector<std::vector<GradientBucket>> group_buckets(static_cast<std::size_t>(pp * tp));
-  const CollectiveOp reduce_op = par.zero_stage >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
   for (int s = 0; s < pp; ++s) {
     for (int t = 0; t < tp; ++t) {
       const auto group = grid.data_group(s, t);
-      const auto& list = ready[group.front()];
-      std::vector<GradientTensor> tensors;
-      for (std::size_t i = 0; i < list.size(); ++i)
-        tensors.push_back(GradientTensor{list[i].name, list[i].parameters * element_B, static_cast<int>(i)});
-      auto& buckets = group_buckets[static_cast<std::size_t>(s * tp + t)];
-      if (dp > 1) buckets = make_gradient_buckets(tensors, training.bucket_size_B);
-      if (s == 0 && t == 0) {
-        step.buckets = buckets;
-        step.gradient_bytes = std::accumulate(tensors.begin(), tensors.end(), 0.0,
-                                              [](double a, const GradientTensor& g) { return a + g.bytes; });
-      }
-      for (std::size_t b = 0; b < buckets.size(); ++b) {
-        auto request = coll.request(reduce_op, group, buckets[b].bytes);
-        request.stream = Stream::Comm;
-        request.category = Category::DataParallelComm;
-        request.name = fmt::format("s{}.t{}.{}.b{}", s, t, config::collective_op_name(reduce_op), b);
-        request.deps.assign(group.size(), {});
-        for (std::size_t i = 0; i < group.size(); ++i)
-          request.deps[i] = training.overlap_grad_reduce
-                                ? std::vector<OpIndex>{ready[group[i]][static_cast<std::size_t>(buckets[b].ready_slot)].op}
-                                : last_backward[group[i]];
-        const auto reduced = collectives::append_collective(step.plan, request, tags);
-        if (b + 1 == buckets.size())
-          for (std::size_t i = 0; i < group.size(); ++i) synced[group[i]].push_back(reduced[i]);
-      }
+      group_buckets[static_cast<std::size_t>(s * tp + t)] = buckets_of(ready[group.front()]);
+      if (!reduce_every_pass) reduce_gradients(group, ready, fmt::format("s{}.t{}", s, t));
     }
   }
+  step.buckets = group_buckets.front();
+  for (const auto& g : ready[grid.data_group(0, 0).front()]) step.gradient_bytes += g.parameters * element_B;
+  for (int r = 0; r < grid.size(); ++r)
+    synced[r].insert(synced[r].begin(), last_backward[r].begin(), last_backward[r].end());
 
   // Megatron ties the input embedding (first stage) to the logits weight (last stage): after the
-  // data-parallel reduction the two copies' gradients are summed, V/t x h elements per tensor rank.
+  // data-parallel reduction the two copies' gradients are summed, V/t x h elements per tensor rank;
+  // with sharded gradients (ZeRO-2/3) only the rank's 1/dp share exists and is summed.
   if (pp > 1) {
-    const double embedding_B = model.embedding_parameters() / tp * element_B;
+    const double embedding_B = embedding_params * element_B / (reduce_every_pass ? dp : 1);
     for (int d = 0; d < dp; ++d) {
       for (int t = 0; t < tp; ++t) {
         const std::vector<int> pair = {grid.rank(d, 0, t), grid.rank(d, pp - 1, t)};
@@ -392,7 +445,9 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
     }
   }
 
-  // The optimizer step, then (ZeRO) the all-gather of the updated parameter shards.
+  // The optimizer step, then (ZeRO-1/2) the all-gather of the updated parameter shards; ZeRO-3
+  // leaves them sharded until the next step's gathers.
+  const bool gather_updated = par.zero_stage >= 1 && par.zero_stage <= 2 && dp > 1;
   for (int s = 0; s < pp; ++s) {
     for (int t = 0; t < tp; ++t) {
       const auto group = grid.data_group(s, t);
@@ -400,17 +455,16 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
       for (std::size_t i = 0; i < group.size(); ++i)
         opt[i] = step.plan.ranks[group[i]].add_compute(Stream::Compute, Category::Optimizer, "optimizer",
                                                        optimizer_s[s], synced[group[i]]);
-      if (par.zero_stage >= 1 && dp > 1) {
-        const auto& buckets = group_buckets[static_cast<std::size_t>(s * tp + t)];
-        for (std::size_t b = 0; b < buckets.size(); ++b) {
-          auto request = coll.request(CollectiveOp::AllGather, group, buckets[b].bytes);
-          request.stream = Stream::Comm;
-          request.category = Category::DataParallelComm;
-          request.name = fmt::format("s{}.t{}.allgather.b{}", s, t, b);
-          request.deps.assign(group.size(), {});
-          for (std::size_t i = 0; i < group.size(); ++i) request.deps[i] = {opt[i]};
-          collectives::append_collective(step.plan, request, tags);
-        }
+      if (!gather_updated) continue;
+      const auto& buckets = group_buckets[static_cast<std::size_t>(s * tp + t)];
+      for (std::size_t b = 0; b < buckets.size(); ++b) {
+        auto request = coll.request(CollectiveOp::AllGather, group, buckets[b].bytes);
+        request.stream = Stream::Comm;
+        request.category = Category::DataParallelComm;
+        request.name = fmt::format("s{}.t{}.allgather.b{}", s, t, b);
+        request.deps.assign(group.size(), {});
+        for (std::size_t i = 0; i < group.size(); ++i) request.deps[i] = {opt[i]};
+        collectives::append_collective(step.plan, request, tags);
       }
     }
   }

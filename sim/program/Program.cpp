@@ -13,6 +13,7 @@ std::string_view stream_name(Stream s) {
   switch (s) {
     case Stream::Compute: return "compute";
     case Stream::Comm: return "comm";
+    case Stream::Gather: return "gather";
   }
   return "?";
 }

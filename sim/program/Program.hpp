@@ -16,8 +16,10 @@ namespace clearfog::program {
 
 using OpIndex = std::uint32_t;
 
-enum class Stream : std::uint8_t { Compute, Comm };
-inline constexpr int kStreamCount = 2;
+/// Gather: ZeRO-3 / FSDP parameter all-gathers, on their own stream (FSDP's all-gather stream) so
+/// that they neither wait behind nor hold up the gradient reductions of Comm.
+enum class Stream : std::uint8_t { Compute, Comm, Gather };
+inline constexpr int kStreamCount = 3;
 
 enum class OpKind : std::uint8_t { Compute, Exchange };
 

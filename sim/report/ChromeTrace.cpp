@@ -14,7 +14,12 @@ constexpr double kMicrosecondsPerSecond = 1e6;
 int thread_id(program::Stream s) { return static_cast<int>(s); }
 
 std::string thread_name(program::Stream s) {
-  return s == program::Stream::Compute ? "compute" : "communication";
+  switch (s) {
+    case program::Stream::Compute: return "compute";
+    case program::Stream::Comm: return "communication";
+    case program::Stream::Gather: return "parameter gather";
+  }
+  return "?";
 }
 
 nlohmann::ordered_json metadata(const char* name, int pid, int tid, const std::string& value) {
@@ -40,8 +45,12 @@ nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine
     sort["tid"] = 0;
     sort["args"] = {{"sort_index", r}};
     events.push_back(sort);
+    const auto& ops = plan.ranks[r].ops();
+    const bool gathers = std::any_of(ops.begin(), ops.end(),
+                                     [](const program::Op& op) { return op.stream == program::Stream::Gather; });
     for (int s = 0; s < program::kStreamCount; ++s)
-      events.push_back(metadata("thread_name", r, s, thread_name(static_cast<program::Stream>(s))));
+      if (gathers || static_cast<program::Stream>(s) != program::Stream::Gather)  // no empty thread without ZeRO-3
+        events.push_back(metadata("thread_name", r, s, thread_name(static_cast<program::Stream>(s))));
   }
 
   // Complete events, per thread in start order (stable: program order breaks ties), so timestamps

@@ -24,7 +24,7 @@ struct StepMetrics {
   double optimizer_s = 0;
   double compute_busy_s = 0;         // compute stream busy time of the busiest device
 
-  double dp_comm_s = 0;              // gradient all-reduce busy time on the comm stream
+  double dp_comm_s = 0;              // gradient reductions (comm stream) + ZeRO-3 gathers (gather stream)
   double exposed_comm_s = 0;         // step time not covered by compute on the busiest device
   double hidden_comm_s = 0;          // dp_comm_s - dp_exposed_s (>= 0)
   std::size_t buckets = 0;

@@ -73,10 +73,19 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   o += "\nCommunication, per device\n";
   if (m.buckets == 0) {
     line("gradient all-reduce", "none (dp = 1)");
-  } else {
+  } else if (s.parallelism.zero_stage == 0) {
     line("gradient all-reduce", fmt::format("{} in {} ring all-reduces (buckets of {}), {} of gradients",
                                             t(m.dp_comm_s), m.buckets, bytes(s.training.bucket_size_B),
                                             bytes(m.gradient_bytes)));
+  } else {
+    // ZeRO: the data-parallel time also holds the parameter all-gathers (docs/parallelism.md).
+    const int zero = s.parallelism.zero_stage;
+    line("data-parallel comm",
+         fmt::format("{}: {} gradient buckets (of {}) reduce-scattered {}, {}; {} of gradients", t(m.dp_comm_s),
+                     m.buckets, bytes(s.training.bucket_size_B), zero >= 2 ? "every micro-batch" : "once",
+                     zero >= 3 ? "parameters all-gathered per layer in forward and backward"
+                               : "updated parameters all-gathered",
+                     bytes(m.gradient_bytes)));
     line("hidden behind backward", fmt::format("{} ({})", t(m.hidden_comm_s), pct(share(m.hidden_comm_s, m.dp_comm_s))));
   }
   line("exposed", fmt::format("{} ({} of the step)", t(m.exposed_comm_s), pct(share(m.exposed_comm_s, m.step_time_s))));

@@ -81,7 +81,11 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
   const int devices = std::min(plan.rank_count(), kTimelineMaxDevices);
   const double row_h = row_height(devices);
   const double device_gap = devices <= 16 ? 4 : 2;
-  const double device_h = program::kStreamCount * row_h + device_gap;
+  // One row per stream up to the last one any drawn device uses: no empty gather row without ZeRO-3.
+  int streams = 2;
+  for (int r = 0; r < devices; ++r)
+    for (const auto& op : plan.ranks[r].ops()) streams = std::max(streams, static_cast<int>(op.stream) + 1);
+  const double device_h = streams * row_h + device_gap;
   const double plot_w = kWidth - kLabelWidth - kRightMargin;
   const double plot_top = kTitleHeight;
   const double plot_h = devices * device_h;
@@ -112,7 +116,7 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
                        "dominant-baseline=\"middle\">device {}</text>\n",
                        kLabelWidth - 8, y_dev + row_h, std::clamp(row_h + 1, 8.0, 12.0), r);
     const auto& ops = plan.ranks[r].ops();
-    for (int s = 0; s < program::kStreamCount; ++s) {
+    for (int s = 0; s < streams; ++s) {
       const double y = y_dev + s * row_h;
       o += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>\n",
                        kLabelWidth, y, plot_w, row_h - 0.5, category_colour("idle"));
@@ -151,9 +155,13 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
     }
   }
   if (devices > 0 && row_h >= 11) {  // stream names beside the first device
+    std::string names;
+    for (int s = 0; s < streams; ++s)
+      names += (s == 0 ? "" : streams > 2 ? "/" : " / ") +  // three names fit the label column unspaced
+               std::string(program::stream_name(static_cast<program::Stream>(s)));
     o += fmt::format("<text x=\"{:.0f}\" y=\"{:.2f}\" font-size=\"9\" fill=\"#555\" text-anchor=\"end\" "
-                     "dominant-baseline=\"middle\">compute / comm</text>\n",
-                     kLabelWidth - 8, plot_top + row_h * 2 + 5);
+                     "dominant-baseline=\"middle\">{}</text>\n",
+                     kLabelWidth - 8, plot_top + row_h * streams + 5, names);
   }
 
   // Time axis.

@@ -1,6 +1,12 @@
 // Tensor x pipeline x data parallelism: collective counts and sizes from Megatron's closed forms,
-// the pipeline bubble on a zero-cost network against (p-1)/(m+p-1), and the device grid.
+// the pipeline bubble on a zero-cost network against (p-1)/(m+p-1), the device grid, and ZeRO's
+// reductions and parameter gathers (counts and bytes from the parameter counts, timing on a switch).
 #include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/ForkedRun.hpp"
 #include "parallel/ParallelPlanner.hpp"
@@ -199,5 +205,202 @@ TEST_CASE("parallel::plan_parallel_step: without overlap the gradient reduction 
       CHECK(first_reduce_start < last_backward_end);
     else
       CHECK(first_reduce_start >= last_backward_end);
+  }
+}
+
+namespace {
+
+/// Every collective the planner asks for, with its group and bytes (nccl-tests convention).
+struct Requested {
+  config::CollectiveOp op;
+  std::vector<int> members;
+  double bytes;
+};
+
+parallel::GroupCollectives recording_collectives(int devices, std::vector<Requested>& log) {
+  const auto plain = parallel::plain_group_collectives(devices);
+  auto c = plain;
+  c.request = [plain, &log](config::CollectiveOp op, const std::vector<int>& members, double bytes) {
+    log.push_back({op, members, bytes});
+    return plain.request(op, members, bytes);
+  };
+  return c;
+}
+
+/// Requests of `op` over exactly `group`: how many, and their bytes summed.
+std::pair<int, double> requested(const std::vector<Requested>& log, config::CollectiveOp op,
+                                 const std::vector<int>& group) {
+  int n = 0;
+  double bytes = 0;
+  for (const auto& q : log)
+    if (q.op == op && q.members == group) {
+      ++n;
+      bytes += q.bytes;
+    }
+  return {n, bytes};
+}
+
+/// Parameters per device of pipeline stage `stage` (tp-sharded layers and embedding, the final
+/// layernorm replicated; the last stage holds its own copy of the tied embedding when pp > 1).
+double stage_parameters(const config::ScenarioSpec& s, int stage) {
+  const auto& w = s.workload;
+  const int t = s.parallelism.tp, p = s.parallelism.pp;
+  const double h = w.hidden;
+  const double layer = (12 * h * h + 13 * h) / t;  // f = 4h
+  const double embedding = (static_cast<double>(w.vocab_size) + w.seq_length) * h / t;
+  double params = w.layers / p * layer;
+  if (stage == 0) params += embedding;
+  if (stage == p - 1) params += (p > 1 ? embedding : 0.0) + 2 * h;
+  return params;
+}
+
+}  // namespace
+
+TEST_CASE("parallel::plan_parallel_step: ZeRO-3 gathers each unit's parameters before forward and backward",
+          "[parallel][zero]") {
+  const int t = 2, p = 2, dp = 2, m = 3;
+  auto s = scenario(t, p, dp, m);
+  s.parallelism.zero_stage = 3;
+  const double e = 2;  // bf16
+  const int layers_per_stage = s.workload.layers / p;
+  const parallel::DeviceGrid grid(s.parallelism);
+  for (const bool fused : {false, true}) {
+    std::vector<Requested> log;
+    parallel::ParallelPlanOptions options;
+    options.fuse_chunk_layers = fused;
+    const auto step =
+        parallel::plan_parallel_step(s, LayerGemmsOnly{}, recording_collectives(t * p * dp, log), options);
+    for (int stage = 0; stage < p; ++stage)
+      for (int tr = 0; tr < t; ++tr) {
+        // Per micro-batch, forward and backward: each layer (or the fused chunk), plus the embedding
+        // on the first stage and the head on the last.
+        const int units = (fused ? 1 : layers_per_stage) + (stage == 0) + (stage == p - 1);
+        const auto [gathers, bytes] = requested(log, config::CollectiveOp::AllGather, grid.data_group(stage, tr));
+        INFO("fused " << fused << " stage " << stage << " tensor rank " << tr);
+        CHECK(gathers == 2 * m * units);
+        CHECK(bytes == Approx(2 * m * stage_parameters(s, stage) * e));
+      }
+    // The updated shards stay sharded: the optimizer is every device's last op.
+    for (int r = 0; r < grid.size(); ++r) {
+      const auto& ops = step.plan.ranks[r].ops();
+      REQUIRE(!ops.empty());
+      CHECK(ops.back().category == program::Category::Optimizer);
+      for (const auto& op : ops)
+        if (op.name.find(".gather") != std::string::npos) CHECK(op.stream == program::Stream::Gather);
+    }
+  }
+}
+
+TEST_CASE("parallel::plan_parallel_step: ZeRO-2 reduce-scatters every micro-batch's gradients, ZeRO-1 once",
+          "[parallel][zero]") {
+  const int p = 2, dp = 2, m = 3;
+  auto s = scenario(1, p, dp, m);
+  s.training.bucket_size_B = 1;  // a bucket per gradient: per layer, the embedding, the head
+  const double e = 2;
+  const int layers_per_stage = s.workload.layers / p;
+  const parallel::DeviceGrid grid(s.parallelism);
+  for (const int zero : {1, 2}) {
+    s.parallelism.zero_stage = zero;
+    std::vector<Requested> log;
+    parallel::plan_parallel_step(s, LayerGemmsOnly{}, recording_collectives(p * dp, log));
+    const int passes = zero == 2 ? m : 1;
+    for (int stage = 0; stage < p; ++stage) {
+      const auto group = grid.data_group(stage, 0);
+      const int buckets = layers_per_stage + (stage == 0) + (stage == p - 1);
+      const double gradient_B = stage_parameters(s, stage) * e;
+      const auto [reductions, reduced_B] = requested(log, config::CollectiveOp::ReduceScatter, group);
+      const auto [gathers, gathered_B] = requested(log, config::CollectiveOp::AllGather, group);
+      INFO("ZeRO-" << zero << " stage " << stage);
+      CHECK(reductions == passes * buckets);
+      CHECK(reduced_B == Approx(passes * gradient_B));
+      // One all-gather of the updated parameters after the optimizer, bucket by bucket.
+      CHECK(gathers == buckets);
+      CHECK(gathered_B == Approx(gradient_B));
+    }
+  }
+}
+
+namespace {
+
+struct ZeroRun {
+  double step_s = 0;
+  double compute_s = 0;  // busy time of device 0's compute ops
+  parallel::StepPlan step;
+  engine::SimulationResult result;
+};
+
+ZeroRun run_zero(config::ScenarioSpec s, int zero_stage) {
+  s.parallelism.zero_stage = zero_stage;
+  ZeroRun run;
+  run.step = parallel::plan_parallel_step(s, LayerGemmsOnly{},
+                                          parallel::plain_group_collectives(s.platform.device_count()));
+  run.result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), run.step.plan);
+  run.step_s = run.result.makespan_s;
+  for (const auto& op : run.step.plan.ranks[0].ops())
+    if (op.kind == program::OpKind::Compute && op.stream == program::Stream::Compute) run.compute_s += op.duration_s;
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("parallel::plan_parallel_step: ZeRO-3 gathers hide behind compute on a fast network, not on a slow one",
+          "[parallel][zero]") {
+  const int dp = 4, m = 4;
+  auto s = scenario(1, 1, dp, m);
+  // G: the gradient (= parameter) bytes of a device; a ring moves (dp-1)/dp of the buffer per link.
+  const double gradient_B = stage_parameters(s, 0) * 2;
+  const double ring_share = (dp - 1.0) / dp;
+
+  SECTION("fast network: the same step as without ZeRO") {
+    const auto plain = run_zero(s, 0);
+    const auto sharded = run_zero(s, 3);
+    CHECK(sharded.step_s == Approx(plain.step_s).epsilon(1e-3));
+  }
+  SECTION("slow network: the gathers beyond the compute show") {
+    // Bandwidth at which stage 0's all-reduce (2 G (dp-1)/dp) takes as long as the compute C.
+    const double compute_s = run_zero(s, 0).compute_s;
+    const double bandwidth = 2 * gradient_B * ring_share / compute_s;
+    s.platform = test::switch_platform(dp, bandwidth, 0);
+    const auto plain = run_zero(s, 0);
+    const auto sharded = run_zero(s, 3);
+    const double allreduce_s = 2 * gradient_B * ring_share / bandwidth;      // = C
+    const double gathers_s = 2 * m * gradient_B * ring_share / bandwidth;   // one stream, one after another
+    // Stage 0 ends by C + its all-reduce at the latest; stage 3 not before its gathers have run.
+    CHECK(sharded.step_s >= gathers_s * (1 - 1e-9));
+    CHECK(sharded.step_s - plain.step_s >= (gathers_s - compute_s - allreduce_s) * (1 - 1e-9));
+
+    // Op timings on device 0: a unit computes after its gather; the gather of unit u starts after the
+    // compute of unit u-2 (two buffers) and, prefetched, some start before unit u-1 has ended.
+    const auto& ops = sharded.step.plan.ranks[0].ops();
+    const auto& timings = sharded.result.ops[0];
+    std::vector<std::string> units;  // in gather order
+    std::map<std::string, std::pair<double, double>> gather, unit;  // name -> (start, end)
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].stream != program::Stream::Gather) continue;
+      const auto name = ops[i].name.substr(0, ops[i].name.find(".t0.gather"));
+      if (!gather.count(name)) {
+        units.push_back(name);
+        gather[name] = {timings[i].start_s, timings[i].end_s};
+      }
+      gather[name].second = std::max(gather[name].second, timings[i].end_s);
+    }
+    REQUIRE(units.size() == static_cast<std::size_t>(2 * m * (s.workload.layers + 2)));
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].kind != program::OpKind::Compute || ops[i].stream != program::Stream::Compute) continue;
+      for (const auto& u : units)
+        if (ops[i].name == u || ops[i].name.rfind(u + ".", 0) == 0) {
+          INFO(ops[i].name);
+          CHECK(timings[i].start_s >= gather[u].second);
+          auto& span = unit.try_emplace(u, timings[i].start_s, timings[i].end_s).first->second;
+          span.second = std::max(span.second, timings[i].end_s);
+        }
+    }
+    int prefetched = 0;
+    for (std::size_t u = 2; u < units.size(); ++u) {
+      INFO(units[u]);
+      CHECK(gather[units[u]].first >= unit[units[u - 2]].second);
+      if (gather[units[u]].first < unit[units[u - 1]].second) ++prefetched;
+    }
+    CHECK(prefetched > 0);
   }
 }
