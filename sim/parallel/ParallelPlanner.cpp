@@ -132,7 +132,13 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
   const double tp_bytes = static_cast<double>(training.micro_batch) * w.seq_length * w.hidden * element_B;
   step.tp_bytes_per_collective = tp > 1 ? tp_bytes : 0;
   step.tp_collectives_per_layer = tp > 1 ? (full ? 6 : 4) : 0;
-  step.p2p_bytes = pp > 1 ? tp_bytes / (par.scatter_gather ? tp : 1) : 0;
+  // Between stages each tensor rank sends its 1/t of the activation when the sequence is already
+  // sharded (sequence parallelism) or with Narayanan et al.'s scatter/gather, which then re-forms
+  // the whole tensor with an all-gather over the receiver's tensor group (NVLink); else the whole
+  // b*s*h tensor.
+  const bool sharded_p2p = tp > 1 && (par.sequence_parallel || par.scatter_gather);
+  const bool regather_p2p = tp > 1 && !par.sequence_parallel && par.scatter_gather;
+  step.p2p_bytes = pp > 1 ? tp_bytes / (sharded_p2p ? tp : 1) : 0;
   const PipelineScheduleKind kind = pp == 1 ? PipelineScheduleKind::OneFOneB : schedule_kind(par.schedule);
   const PipelineShape shape{pp, m, kind == PipelineScheduleKind::Interleaved ? v : 1};
   step.ideal_bubble = pp > 1 ? ideal_bubble_fraction(kind, shape) : 0.0;
@@ -280,6 +286,14 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
             Stream::Compute, Category::PipelineComm, name, {},
             {program::Transfer{src, step.p2p_bytes, p2p_tag(direction, from_chunk, mb, d, t)}});
       }
+      if (!regather_p2p) return;
+      auto request = coll.request(CollectiveOp::AllGather, members[d], tp_bytes);
+      request.stream = Stream::Compute;
+      request.category = Category::PipelineComm;
+      request.name = name + ".allgather";
+      request.deps.assign(members[d].size(), {});
+      for (std::size_t i = 0; i < members[d].size(); ++i) request.deps[i] = {last[d][i]};
+      last[d] = collectives::append_collective(step.plan, request, tags);
     };
     auto send = [&](int d, int direction, int k, int to_chunk, int mb, const std::string& name) {
       for (std::size_t i = 0; i < members[d].size(); ++i) {
@@ -434,11 +448,20 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
     for (int d = 0; d < dp; ++d) {
       for (int t = 0; t < tp; ++t) {
         const std::vector<int> pair = {grid.rank(d, 0, t), grid.rank(d, pp - 1, t)};
+        // The last stage drains first and then waits for the first one: an empty handshake
+        // takes that wait, so it is reported as pipeline drain, not as communication.
+        const std::uint64_t tag = tags.allocate(2);
+        std::array<OpIndex, 2> ready_to_sum{};
+        for (std::size_t i = 0; i < pair.size(); ++i)
+          ready_to_sum[i] = step.plan.ranks[pair[i]].add_exchange(
+              Stream::Comm, Category::PipelineComm, fmt::format("d{}.t{}.embedding_grad.wait", d, t),
+              {program::Transfer{pair[1 - i], 0, tag + i}}, {program::Transfer{pair[1 - i], 0, tag + 1 - i}},
+              synced[pair[i]]);
         auto request = coll.request(CollectiveOp::AllReduce, pair, embedding_B);
         request.stream = Stream::Comm;
         request.category = Category::DataParallelComm;
         request.name = fmt::format("d{}.t{}.embedding_grad.allreduce", d, t);
-        request.deps = {synced[pair[0]], synced[pair[1]]};
+        request.deps = {{ready_to_sum[0]}, {ready_to_sum[1]}};
         const auto done = collectives::append_collective(step.plan, request, tags);
         for (std::size_t i = 0; i < pair.size(); ++i) synced[pair[i]].push_back(done[i]);
       }

@@ -63,8 +63,14 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
         comm += d;
       }
     }
+    // Pipeline waits in the tail (a last stage waiting for the first one before the tied
+    // embeddings are summed) are drain, not data-parallel communication.
+    double drain_after_backward = 0, rank_end = 0;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const auto& op = ops[i];
+      rank_end = std::max(rank_end, result.ops[r][i].end_s);
+      if (op.category == program::Category::PipelineComm && result.ops[r][i].start_s >= last_backward_end)
+        drain_after_backward += result.ops[r][i].duration_s();
       if (op.stream != program::Stream::Compute || result.ops[r][i].end_s > last_backward_end) continue;
       if (op.kind == program::OpKind::Compute || op.category == program::Category::TensorParallelComm)
         busy_before += result.ops[r][i].duration_s();
@@ -74,7 +80,8 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     m.tp_comm_s = std::max(m.tp_comm_s, tp);
     m.pp_wait_s = std::max(m.pp_wait_s, pp);
     if (step.pp > 1) m.bubble_fraction = std::max(m.bubble_fraction, (last_backward_end - busy_before) / m.step_time_s);
-    m.dp_exposed_s = std::max(m.dp_exposed_s, m.step_time_s - last_backward_end - optimizer);
+    m.dp_exposed_s =
+        std::max(m.dp_exposed_s, rank_end - last_backward_end - optimizer - drain_after_backward);
     const std::size_t stage = step.stage_of_rank.empty() ? 0 : static_cast<std::size_t>(step.stage_of_rank[r]);
     if (stage < m.stage_busy_s.size()) m.stage_busy_s[stage] = std::max(m.stage_busy_s[stage], compute);
   }

@@ -39,7 +39,8 @@ struct StepMetrics {
   double pp_wait_s = 0;                // compute stream waiting on stage-to-stage receives (bubble included)
   double bubble_fraction = 0;          // idle compute stream before its last backward / step (busiest stage)
   double ideal_bubble_fraction = 0;    // closed form of the schedule
-  double dp_exposed_s = 0;             // step time after the last backward not spent in the optimizer
+  double dp_exposed_s = 0;             // a rank's time from its last backward to its end, not spent in the optimizer
+                                       // or waiting for another pipeline stage
   std::vector<double> stage_busy_s;    // compute busy time of each pipeline stage (max over its devices)
 
   workload::MemoryEstimate memory;

@@ -86,8 +86,9 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                      zero >= 3 ? "parameters all-gathered per layer in forward and backward"
                                : "updated parameters all-gathered",
                      bytes(m.gradient_bytes)));
-    line("hidden behind backward", fmt::format("{} ({})", t(m.hidden_comm_s), pct(share(m.hidden_comm_s, m.dp_comm_s))));
   }
+  if (m.buckets > 0)
+    line("hidden behind backward", fmt::format("{} ({})", t(m.hidden_comm_s), pct(share(m.hidden_comm_s, m.dp_comm_s))));
   line("exposed", fmt::format("{} ({} of the step)", t(m.exposed_comm_s), pct(share(m.exposed_comm_s, m.step_time_s))));
 
   const auto& mem = m.memory;
