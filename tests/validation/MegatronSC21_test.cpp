@@ -3,10 +3,12 @@
 // published scripts, simulated on the resized DGX A100 cluster. docs/validation.md shows the table
 // and the 1T row, which takes minutes and is run by the sweep, not here.
 //
-// The goal is 10 % per row. The simulator is 16-23 % optimistic on every row (see
-// docs/validation.md, "Megatron SC21 Table 1"), so this test holds what is established: each row
-// within 25 %, and the rows' errors within 10 points of each other (the model follows the table's
-// trend across model sizes and tp/pp layouts even where its absolute level is high).
+// The goal is 10 % per row, and the test holds it. The four rows here land at +9.2 to +9.8 % (the
+// simulator is optimistic on all of them), so the margin is thin: the absolute level rests on the
+// A100's memory-bound bandwidth, measured on the 2022 stack to +-0.05 (docs/compute-model.md),
+// and on kernels of a 2021 software stack that no reference file measures. The errors must also lie
+// within 3 points of each other: the model follows the table's trend across model sizes and tp/pp
+// layouts.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -62,9 +64,9 @@ TEST_CASE("validation::Megatron SC21 Table 1, 1.7B to 145.6B, TFLOP/s per GPU", 
     const double published = std::stod(row.at("tflops_per_gpu"));
     const double error = predicted / published - 1;
     INFO(row.at("params_b") << "B: " << predicted << " TFLOP/s per GPU predicted, " << published << " published");
-    CHECK(std::abs(error) <= 0.25);
+    CHECK(std::abs(error) <= 0.10);
     errors.push_back(error);
   }
   const auto [lo, hi] = std::minmax_element(errors.begin(), errors.end());
-  CHECK(*hi - *lo <= 0.10);
+  CHECK(*hi - *lo <= 0.03);
 }
