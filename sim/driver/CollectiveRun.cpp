@@ -34,8 +34,6 @@ std::vector<int> collective_members(const topology::ClusterTopology& cluster, in
   return members;
 }
 
-namespace {
-
 /// Latency of one step between ring neighbours: the slowest route among consecutive members.
 /// Routes across nodes add the NICs on both sides and one fabric link each way up and down.
 double step_latency_s(const topology::ClusterTopology& cluster, const std::vector<int>& members) {
@@ -56,17 +54,25 @@ double step_latency_s(const topology::ClusterTopology& cluster, const std::vecto
   return worst;
 }
 
-}  // namespace
+bool spans_nodes(const topology::ClusterTopology& cluster, const std::vector<int>& members) {
+  return std::any_of(members.begin(), members.end(),
+                     [&](int m) { return cluster.node_of(m) != cluster.node_of(members.front()); });
+}
+
+config::CollectiveProtocol calibrated_protocol(const topology::ClusterTopology& cluster,
+                                               const config::CollectiveProtocol& protocol,
+                                               const std::vector<int>& members) {
+  const auto& calibration = cluster.platform().collectives;
+  if (!spans_nodes(cluster, members) && calibration.intra_node_efficiency > 0 && protocol.name == "simple")
+    return {protocol.name, calibration.intra_node_efficiency, calibration.intra_node_step_overhead_s};
+  return protocol;
+}
 
 collectives::CollectiveRequest make_request(const topology::ClusterTopology& cluster, const CollectiveCase& c,
                                             std::vector<int> members) {
   const auto& calibration = cluster.platform().collectives;
-  const bool spans_nodes = std::any_of(members.begin(), members.end(), [&](int m) {
-    return cluster.node_of(m) != cluster.node_of(members.front());
-  });
-  config::CollectiveProtocol protocol = c.protocol;
-  if (!spans_nodes && calibration.intra_node_efficiency > 0 && protocol.name == "simple")
-    protocol = {protocol.name, calibration.intra_node_efficiency, calibration.intra_node_step_overhead_s};
+  const bool across_nodes = spans_nodes(cluster, members);
+  const config::CollectiveProtocol protocol = calibrated_protocol(cluster, c.protocol, members);
   collectives::CollectiveRequest r;
   r.op = c.op;
   r.algorithm = c.algorithm;
@@ -79,7 +85,7 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
   r.step_latency_s = step_latency_s(cluster, members);
   r.chunk_B = calibration.chunk_B;
   // Across nodes NCCL runs one ring per NIC so that every NIC carries traffic (rail-optimized).
-  if (spans_nodes && cluster.platform().fabric.nic_count > 1) r.channels = cluster.platform().fabric.nic_count;
+  if (across_nodes && cluster.platform().fabric.nic_count > 1) r.channels = cluster.platform().fabric.nic_count;
   r.stream = program::Stream::Comm;
   r.category = program::Category::DataParallelComm;
   r.name = fmt::format("{}.{}", config::collective_op_name(c.op), config::collective_algorithm_name(c.algorithm));

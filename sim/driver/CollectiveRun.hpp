@@ -36,6 +36,19 @@ double bus_bandwidth_factor(config::CollectiveOp op, int ranks);
 /// The devices 0 … ranks-1, in the order the platform's ring visits them.
 std::vector<int> collective_members(const topology::ClusterTopology& cluster, int ranks);
 
+/// Latency of one ring step: the slowest route between consecutive members (across nodes: both
+/// NICs and a fabric link up and down).
+double step_latency_s(const topology::ClusterTopology& cluster, const std::vector<int>& members);
+
+/// Whether `members` live on more than one node.
+bool spans_nodes(const topology::ClusterTopology& cluster, const std::vector<int>& members);
+
+/// `protocol` as it runs among `members`: the platform's intra-node calibration replaces the
+/// bandwidth protocol's figures for a group inside one node.
+config::CollectiveProtocol calibrated_protocol(const topology::ClusterTopology& cluster,
+                                               const config::CollectiveProtocol& protocol,
+                                               const std::vector<int>& members);
+
 /// The request for a collective among `members`, with the platform's calibration applied: the
 /// protocol's step overhead on every step, its efficiency as extra bytes on the wire
 /// (payload / efficiency), the platform chunk, node layout and reducing switch.

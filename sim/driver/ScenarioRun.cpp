@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "driver/CollectiveRun.hpp"
+#include "driver/ProtocolChoice.hpp"
 #include "driver/TuningTable.hpp"
 #include "engine/Replay.hpp"
 #include "parallel/ParallelPlanner.hpp"
@@ -53,17 +54,17 @@ parallel::GradientReduction gradient_reduction(const topology::ClusterTopology& 
 }
 
 /// Collectives over any device group (tensor, data-parallel and ZeRO groups): the scenario's
-/// algorithm where it implements the operation, else ring; the platform's first protocol.
+/// algorithm where it implements the operation, else ring; the protocol with the least closed-form
+/// ring time for the group and size (fastest_protocol).
 parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cluster,
                                              const config::ScenarioSpec& scenario) {
   parallel::GroupCollectives c;
   c.endpoints = cluster.endpoint_count();
   const auto algorithm = scenario.collectives.algorithm;
   const auto fidelity = scenario.collectives.fidelity;
-  const auto protocols = cluster.platform().collectives.protocols();
-  const config::CollectiveProtocol protocol = protocols.empty() ? config::CollectiveProtocol{} : protocols.front();
-  c.request = [&cluster, algorithm, fidelity, protocol](config::CollectiveOp op, const std::vector<int>& members,
-                                                         double bytes) {
+  c.request = [&cluster, algorithm, fidelity](config::CollectiveOp op, const std::vector<int>& members,
+                                              double bytes) {
+    const auto protocol = fastest_protocol(cluster, op, members, bytes);
     auto chosen = config::CollectiveAlgorithm::Ring;
     if (algorithm != config::CollectiveAlgorithm::Auto && collectives::supports(op, algorithm)) chosen = algorithm;
     if (chosen == config::CollectiveAlgorithm::Hierarchical || chosen == config::CollectiveAlgorithm::InSwitch)
