@@ -1,0 +1,319 @@
+#include "config/PlatformChecks.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "config/CheckSupport.hpp"
+#include "config/KeyTable.hpp"
+#include "config/PlatformSpec.hpp"
+#include "core/DType.hpp"
+
+namespace clearfog::config {
+
+namespace {
+
+// ---- Keys used only under conditions (KeySpec::only_with) ----------------------------------------
+
+/// Whether `c` holds in `doc`: false when the key it depends on is optional and not given;
+/// nullopt when that key is invalid, so that its error is not followed by others.
+std::optional<bool> holds(const ConfigDocument& doc, const Condition& c) {
+  const ConfigValue* v = doc.find(c.key);
+  if (!v) {
+    const KeySpec* spec = KeyTable::of(doc.kind()).find(c.key);
+    if (doc.complete() && spec && spec->presence == Presence::Optional) return false;
+    return std::nullopt;
+  }
+  if (v->is_derived()) return std::nullopt;
+  if (c.values.empty()) return v->numeric() > static_cast<double>(c.above);
+  const bool listed = std::find(c.values.begin(), c.values.end(), v->as_string()) != c.values.end();
+  return listed != c.except;
+}
+
+/// "node.topology is ring here", "fabric.nodes is 1 here; set fabric.nodes to the number of nodes".
+std::string actual_text(const ConfigDocument& doc, const Condition& c) {
+  const ConfigValue* v = doc.find(c.key);
+  if (!v) return fmt::format("{} is not given", c.key);
+  if (c.key == "fabric.nodes")
+    return fmt::format("fabric.nodes is {} here; set fabric.nodes to the number of nodes", v->text);
+  return fmt::format("{} is {} here", c.key, v->text);
+}
+
+/// A key given although one of its conditions does not hold; a required key missing although all hold.
+void check_conditions(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  for (const KeySpec& key : KeyTable::of(doc.kind()).keys()) {
+    if (key.only_with.empty()) continue;
+    const Condition* failing = nullptr;
+    bool known = true;
+    for (const Condition& c : key.only_with) {
+      const auto h = holds(doc, c);
+      if (!h) known = false;
+      else if (!*h) {
+        failing = &c;
+        break;
+      }
+    }
+    const ConfigValue* value = doc.find(key.path);
+    if (failing) {
+      if (value && !value->is_default())
+        report_at(*value,
+                  fmt::format("only used when {}; {}", condition_text(*failing), actual_text(doc, *failing)), out);
+    } else if (known && !value && key.presence == Presence::Required && !doc.rejected(key.path)) {
+      std::vector<std::string> conditions;
+      for (const Condition& c : key.only_with) conditions.push_back(condition_text(c));
+      const auto dot = key.path.rfind('.');
+      report(doc, key.path,
+             fmt::format("missing key \"{}\", required when {} ({})", key.path.substr(dot + 1),
+                         fmt::join(conditions, " and "), expected_text(key)),
+             out);
+    }
+  }
+}
+
+// ---- Helpers ----------------------------------------------------------------------------------
+
+/// The value of `path` when it is given or defaulted (not derived) and every condition of its key
+/// holds; nullptr otherwise, so that checks below never judge a value that is not used.
+const ConfigValue* used(const ConfigDocument& doc, std::string_view path) {
+  const ConfigValue* v = doc.find(path);
+  if (!v || v->is_derived()) return nullptr;
+  for (const Condition& c : v->spec->only_with)
+    if (holds(doc, c) != true) return nullptr;
+  return v;
+}
+
+std::int64_t product(const ConfigValue& list) {
+  std::int64_t p = 1;
+  for (const ConfigValue& e : list.as_list()) p *= e.as_integer();
+  return p;
+}
+
+/// "4*4*2".
+std::string product_text(const ConfigValue& list) {
+  std::vector<std::int64_t> factors;
+  for (const ConfigValue& e : list.as_list()) factors.push_back(e.as_integer());
+  return fmt::format("{}", fmt::join(factors, "*"));
+}
+
+/// "1, 2, 4, 8".
+std::string divisors_text(std::int64_t n) {
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = 1; d <= n; ++d)
+    if (n % d == 0) divisors.push_back(d);
+  return fmt::format("{}", fmt::join(divisors, ", "));
+}
+
+std::string device_name(std::int64_t i) { return fmt::format("dev{}", i); }
+
+/// Whether `name` is spelt like a device: "dev" and digits.
+bool looks_like_device(std::string_view name) {
+  return name.size() > 3 && name.starts_with("dev") &&
+         std::all_of(name.begin() + 3, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// Union-find over the vertices of a custom node (the topology module's graphs are not used here:
+/// config depends on core only).
+class UnionFind {
+public:
+  explicit UnionFind(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), std::size_t{0}); }
+  std::size_t find(std::size_t v) {
+    while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
+    return v;
+  }
+  void join(std::size_t a, std::size_t b) { parent_[find(a)] = find(b); }
+
+private:
+  std::vector<std::size_t> parent_;
+};
+
+// ---- Platform: the node -------------------------------------------------------------------------
+
+/// A list of factors (`what`: "dimensions", "levels") whose product must be `expected`
+/// (node.devices or fabric.nodes).
+void check_product(const ConfigValue& factors, std::string_view what, std::int64_t expected,
+                   std::string_view expected_key, std::vector<Diagnostic>& out) {
+  if (factors.as_list().empty()) {
+    report_at(factors, fmt::format("give at least one entry; the product of the {} must be {} {}", what,
+                                   expected_key, expected),
+              out);
+    return;
+  }
+  if (product(factors) != expected)
+    report_at(factors,
+              fmt::format("the product of the {} {} = {} must equal {} {}", what, product_text(factors),
+                          product(factors), expected_key, expected),
+              out);
+}
+
+void check_custom_node(const ConfigDocument& doc, std::int64_t devices, std::vector<Diagnostic>& out) {
+  const ConfigValue* switches = used(doc, "node.custom.switches");
+  const ConfigValue* edges = used(doc, "node.custom.edges");
+  if (!switches || !edges) return;
+
+  // Vertices: dev0 ... dev<n-1>, then the switches.
+  std::map<std::string, std::size_t, std::less<>> vertex;
+  for (std::int64_t i = 0; i < devices; ++i) vertex.emplace(device_name(i), vertex.size());
+  std::vector<std::string> switch_names;
+  for (const ConfigValue& s : switches->as_list()) {
+    const std::string& name = s.as_string();
+    if (looks_like_device(name))
+      report_at(s, fmt::format("\"{}\" is spelt like a device; devices are dev0 ... dev{}, name switches otherwise "
+                               "(sw0, pcie0, ...)",
+                               name, devices - 1),
+                out);
+    else if (!vertex.emplace(name, vertex.size()).second)
+      report_at(s, fmt::format("switch \"{}\" is declared twice", name), out);
+    else
+      switch_names.push_back(name);
+  }
+  // "dev0, dev1, sw0" or "dev0 ... dev63, sw0".
+  std::vector<std::string> valid{device_name(0)};
+  if (devices > 4) valid.push_back("...");
+  for (std::int64_t i = devices > 4 ? devices - 1 : 1; i < devices; ++i) valid.push_back(device_name(i));
+  valid.insert(valid.end(), switch_names.begin(), switch_names.end());
+  const std::string valid_names = fmt::format("{}", fmt::join(valid, ", "));
+
+  UnionFind components(vertex.size());
+  for (const ConfigValue& edge : edges->as_list()) {
+    const ConfigValue* from = edge.field("from");
+    const ConfigValue* to = edge.field("to");
+    bool known = true;
+    for (const ConfigValue* end : {from, to})
+      if (!vertex.count(end->as_string())) {
+        report_at(*end, fmt::format("unknown device or switch \"{}\"; allowed: {}", end->as_string(), valid_names),
+                  out);
+        known = false;
+      }
+    if (!known) continue;
+    if (from->as_string() == to->as_string()) {
+      report_at(edge, fmt::format("the edge joins \"{}\" to itself; an edge joins two different vertices",
+                                  from->as_string()),
+                out);
+      continue;
+    }
+    components.join(vertex.find(from->as_string())->second, vertex.find(to->as_string())->second);
+  }
+
+  std::vector<std::string> unreachable;
+  for (std::int64_t i = 1; i < devices; ++i)
+    if (components.find(static_cast<std::size_t>(i)) != components.find(0)) unreachable.push_back(device_name(i));
+  if (!unreachable.empty())
+    report_at(*edges,
+              fmt::format("{} {} not reachable from dev0; every device must be joined to the others by edges",
+                          fmt::join(unreachable, ", "), unreachable.size() == 1 ? "is" : "are"),
+              out);
+}
+
+void check_node(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const ConfigValue* devices_value = doc.find("node.devices");
+  const ConfigValue* topology_value = doc.find("node.topology");
+  if (!devices_value || !topology_value) return;
+  const std::int64_t devices = devices_value->as_integer();
+  const NodeTopology topology = *parse_node_topology(topology_value->as_string());
+
+  switch (topology) {
+    case NodeTopology::HybridCubeMesh:
+      if (devices != 8)
+        report_at(*devices_value,
+                  fmt::format("topology hybrid-cube-mesh joins exactly 8 devices (the DGX-1 layout), got {}; "
+                              "use custom for other layouts",
+                              devices),
+                  out);
+      break;
+    case NodeTopology::PcieTree:
+      if (const ConfigValue* switches = used(doc, "node.pcie.switches"); switches && devices % switches->as_integer())
+        report_at(*switches,
+                  fmt::format("{} devices cannot be spread evenly over {} PCIe switches; allowed: a divisor of {} "
+                              "({})",
+                              devices, switches->as_integer(), devices, divisors_text(devices)),
+                  out);
+      break;
+    case NodeTopology::Torus:
+      if (const ConfigValue* dims = used(doc, "node.torus.dims")) check_product(*dims, "dimensions", devices, "node.devices", out);
+      break;
+    case NodeTopology::Custom: check_custom_node(doc, devices, out); break;
+    case NodeTopology::Switch:
+    case NodeTopology::Ring:
+    case NodeTopology::FullMesh: break;
+  }
+}
+
+// ---- Platform: the fabric -----------------------------------------------------------------------
+
+void check_fat_tree(const ConfigDocument& doc, std::int64_t nodes, std::vector<Diagnostic>& out) {
+  const ConfigValue* down = used(doc, "fabric.fat_tree.down");
+  if (down) check_product(*down, "down counts", nodes, "fabric.nodes", out);
+  // Without down, the tree is one switch: one level.
+  const std::size_t levels = down ? down->as_list().size() : 1;
+  for (const char* path : {"fabric.fat_tree.up", "fabric.fat_tree.parallel"}) {
+    const ConfigValue* v = used(doc, path);
+    if (v && v->as_list().size() != levels)
+      report_at(*v,
+                fmt::format("has {} {}; give one per level of fabric.fat_tree.down, which has {}{}",
+                            v->as_list().size(), v->as_list().size() == 1 ? "entry" : "entries", levels,
+                            down ? "" : " (one switch, when down is not given)"),
+                out);
+  }
+}
+
+void check_fabric(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const ConfigValue* nodes_value = doc.find("fabric.nodes");
+  const ConfigValue* topology_value = used(doc, "fabric.topology");
+  if (!nodes_value || !topology_value) return;  // one node: nothing to check beyond the conditions
+  const std::int64_t nodes = nodes_value->as_integer();
+
+  const ConfigValue* devices = doc.find("node.devices");
+  if (const ConfigValue* nics = used(doc, "fabric.nic.count"); nics && devices) {
+    if (devices->as_integer() % nics->as_integer() != 0)
+      report_at(*nics,
+                fmt::format("{} devices cannot be spread over {} NICs; allowed: a divisor of {} ({})",
+                            devices->as_integer(), nics->as_integer(), devices->as_integer(),
+                            divisors_text(devices->as_integer())),
+                out);
+  }
+
+  switch (*parse_fabric_topology(topology_value->as_string())) {
+    case FabricTopology::FatTree: check_fat_tree(doc, nodes, out); break;
+    case FabricTopology::Torus:
+      if (const ConfigValue* dims = used(doc, "fabric.torus.dims")) check_product(*dims, "dimensions", nodes, "fabric.nodes", out);
+      break;
+    case FabricTopology::Dragonfly: {
+      std::int64_t total = 1;
+      std::vector<std::int64_t> factors;
+      for (const char* path : {"fabric.dragonfly.groups", "fabric.dragonfly.chassis", "fabric.dragonfly.routers",
+                               "fabric.dragonfly.nodes_per_router"}) {
+        const ConfigValue* v = used(doc, path);
+        if (!v) return;  // reported as missing
+        factors.push_back(v->as_integer());
+        total *= v->as_integer();
+      }
+      if (total != nodes)
+        report(doc, "fabric.dragonfly.nodes_per_router",
+               fmt::format("groups*chassis*routers*nodes_per_router = {} = {} must equal fabric.nodes {}",
+                           fmt::join(factors, "*"), total, nodes),
+               out);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void check_accelerator(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  if (!doc.complete() || !supported_dtypes(doc).empty()) return;
+  std::vector<std::string> keys;
+  for (DType d : kAllDTypes) keys.push_back("peak." + std::string(dtype_name(d)));
+  report(doc, "peak", fmt::format("no peak given; give at least one of: {}", fmt::join(keys, ", ")), out);
+}
+
+void check_platform(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  check_conditions(doc, out);
+  check_node(doc, out);
+  check_fabric(doc, out);
+}
+
+}  // namespace clearfog::config

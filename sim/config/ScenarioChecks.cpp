@@ -1,0 +1,190 @@
+#include "config/ScenarioChecks.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "config/CheckSupport.hpp"
+#include "config/CollectiveSpec.hpp"
+
+namespace clearfog::config {
+
+namespace {
+
+// ---- Scenario -----------------------------------------------------------------------------------
+
+std::int64_t int_or(const ConfigDocument& doc, std::string_view key, std::int64_t fallback) {
+  const ConfigValue* v = doc.find(key);
+  return v ? v->as_integer() : fallback;
+}
+
+/// The 3D-parallel layout against the workload: heads over tp, layers over pp x virtual_stages,
+/// micro-batches of the interleaved schedule, ZeRO stage and device order.
+void check_parallel_layout(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const std::int64_t tp = int_or(doc, "parallelism.tp", 1);
+  const std::int64_t pp = int_or(doc, "parallelism.pp", 1);
+  const std::int64_t dp = int_or(doc, "parallelism.dp", 1);
+  const std::int64_t v = int_or(doc, "parallelism.virtual_stages", 1);
+  const ConfigValue* schedule = doc.find("parallelism.schedule");
+  const bool interleaved = schedule && schedule->as_string() == "interleaved";
+  if (interleaved && (pp < 2 || v < 2))
+    report(doc, "parallelism.schedule",
+           fmt::format("interleaved needs pp >= 2 and virtual_stages >= 2, got pp {} and virtual_stages {}", pp, v),
+           out);
+  if (!interleaved && v != 1)
+    report(doc, "parallelism.virtual_stages",
+           fmt::format("virtual_stages {} needs parallelism.schedule: interleaved; allowed: 1", v), out);
+  if (const ConfigValue* zero = doc.find("parallelism.zero_stage"); zero && zero->as_integer() > 3)
+    report(doc, "parallelism.zero_stage", fmt::format("must be 0, 1, 2 or 3, got {}", zero->as_integer()), out);
+  if (doc.find("parallelism.order")) {
+    const auto names = doc.get_string_list("parallelism.order");
+    std::vector<std::string> sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted != std::vector<std::string>{"dp", "pp", "tp"})
+      report(doc, "parallelism.order",
+             fmt::format("must name tp, pp and dp once each (fastest-varying first), got [{}]", fmt::join(names, ", ")),
+             out);
+  }
+
+  const ConfigDocument* workload = doc.child("workload");
+  if (workload && workload->complete()) {
+    const std::int64_t heads = int_or(*workload, "heads", 0);
+    const std::int64_t layers = int_or(*workload, "layers", 0);
+    if (heads > 0 && (tp > heads || heads % tp != 0))
+      report(doc, "parallelism.tp",
+             fmt::format("tp {} must divide workload.heads {} (each tensor-parallel rank holds heads/tp heads)", tp,
+                         heads),
+             out);
+    const std::int64_t chunks = pp * v;
+    if (doc.find("parallelism.layer_split")) {
+      const auto list = doc.get_int_list("parallelism.layer_split");
+      const std::int64_t sum = std::accumulate(list.begin(), list.end(), std::int64_t{0});
+      if (static_cast<std::int64_t>(list.size()) != chunks)
+        report(doc, "parallelism.layer_split",
+               fmt::format("must have pp*virtual_stages = {}*{} = {} entries, got {}", pp, v, chunks, list.size()),
+               out);
+      if (layers > 0 && sum != layers)
+        report(doc, "parallelism.layer_split",
+               fmt::format("entries sum to {}, must equal workload.layers {}", sum, layers), out);
+    } else if (layers > 0 && layers % chunks != 0) {
+      report(doc, "parallelism.pp",
+             fmt::format("workload.layers {} is not divisible by pp*virtual_stages = {}*{} = {}; give "
+                         "parallelism.layer_split or change pp",
+                         layers, pp, v, chunks),
+             out);
+    }
+  }
+
+  const ConfigValue* global_batch = doc.find("training.global_batch");
+  const ConfigValue* micro_batch = doc.find("training.micro_batch");
+  if (interleaved && global_batch && micro_batch && pp > 1) {
+    const std::int64_t per_step = dp * micro_batch->as_integer();
+    if (global_batch->as_integer() % per_step == 0) {
+      const std::int64_t m = global_batch->as_integer() / per_step;
+      if (m % pp != 0)
+        report(doc, "parallelism.schedule",
+               fmt::format("interleaved needs the micro-batches per pipeline ({}) to be a multiple of pp {}", m, pp),
+               out);
+    }
+  }
+}
+
+bool flag(const ConfigDocument& doc, std::string_view path) {
+  const ConfigValue* v = doc.find(path);
+  return v && v->as_bool();
+}
+
+/// The collective algorithm against what the platform offers.
+void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, std::vector<Diagnostic>& out) {
+  const ConfigValue* algorithm = doc.find("collectives.algorithm");
+  if (!algorithm) return;
+  const std::string name = platform.find("name") ? platform.at("name").as_string() : platform.file();
+  const std::int64_t nodes = platform.at("fabric.nodes").as_integer();
+  switch (*parse_collective_algorithm(algorithm->as_string())) {
+    case CollectiveAlgorithm::InSwitch:
+      if (!flag(platform, "node.in_switch_reduction") && !flag(platform, "fabric.in_network_reduction"))
+        report_at(*algorithm,
+                  fmt::format("NVLS/in-switch reduction needs a switch that reduces; platform \"{}\" declares none "
+                              "(node.in_switch_reduction: false{}); allowed: any other algorithm",
+                              name, nodes > 1 ? ", fabric.in_network_reduction: false" : ""),
+                  out);
+      break;
+    case CollectiveAlgorithm::Hierarchical:
+      if (nodes == 1)
+        report_at(*algorithm,
+                  fmt::format("hierarchical collectives need several nodes; platform \"{}\" has one "
+                              "(fabric.nodes: 1); allowed: any other algorithm",
+                              name),
+                  out);
+      break;
+    case CollectiveAlgorithm::Auto:
+    case CollectiveAlgorithm::Ring:
+    case CollectiveAlgorithm::Tree:
+    case CollectiveAlgorithm::HalvingDoubling:
+    case CollectiveAlgorithm::Direct: break;
+  }
+}
+
+}  // namespace
+
+void check_workload(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const ConfigValue* hidden = doc.find("hidden");
+  const ConfigValue* heads = doc.find("heads");
+  if (hidden && heads && hidden->as_integer() % heads->as_integer() != 0)
+    report(doc, "heads",
+           fmt::format("hidden {} must be divisible by heads {} (each head gets hidden/heads elements)",
+                       hidden->as_integer(), heads->as_integer()),
+           out);
+}
+
+void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  check_parallel_layout(doc, out);
+
+  const ConfigValue* dp = doc.find("parallelism.dp");
+  const ConfigValue* tp = doc.find("parallelism.tp");
+  const ConfigValue* pp = doc.find("parallelism.pp");
+  const ConfigDocument* platform = doc.child("platform");
+  const bool platform_valid = platform && platform->complete() && platform->find("node.devices");
+  if (dp && tp && pp && platform_valid) {
+    const std::int64_t devices_per_node = platform->at("node.devices").as_integer();
+    const std::int64_t nodes = platform->at("fabric.nodes").as_integer();
+    const std::int64_t product = dp->as_integer() * tp->as_integer() * pp->as_integer();
+    if (product != devices_per_node * nodes)
+      report(doc, "parallelism.dp",
+             fmt::format("dp*tp*pp = {}*{}*{} = {} must equal the platform's {} devices (node.devices {} x "
+                         "fabric.nodes {})",
+                         dp->as_integer(), tp->as_integer(), pp->as_integer(), product, devices_per_node * nodes,
+                         devices_per_node, nodes),
+             out);
+  }
+  if (platform_valid) check_algorithm(doc, *platform, out);
+
+  const ConfigValue* global_batch = doc.find("training.global_batch");
+  const ConfigValue* micro_batch = doc.find("training.micro_batch");
+  if (global_batch && micro_batch && dp) {
+    const std::int64_t per_step = dp->as_integer() * micro_batch->as_integer();
+    if (global_batch->as_integer() % per_step != 0)
+      report(doc, "training.global_batch",
+             fmt::format("global_batch {} must be divisible by dp*micro_batch = {}*{} = {} (the micro-batch must "
+                         "divide each replica's batch)",
+                         global_batch->as_integer(), dp->as_integer(), micro_batch->as_integer(), per_step),
+             out);
+  }
+
+  const ConfigValue* precision = doc.find("training.precision");
+  const ConfigDocument* accelerator = platform ? platform->child("accelerator") : nullptr;
+  if (precision && accelerator && accelerator->complete() &&
+      !accelerator->find("peak." + precision->as_string())) {
+    const auto* name = accelerator->find("name");
+    report(doc, "training.precision",
+           fmt::format("the accelerator \"{}\" has no peak for {} (no peak.{} in {}); allowed: {}",
+                       name ? name->as_string() : "?", precision->as_string(), precision->as_string(),
+                       accelerator->file(), fmt::join(supported_dtypes(*accelerator), ", ")),
+           out);
+  }
+}
+
+}  // namespace clearfog::config
