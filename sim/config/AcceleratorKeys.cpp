@@ -105,7 +105,8 @@ KeyTable make_accelerator_table() {
        .default_text = "1",
        .constraint = Constraint::Fraction,
        .description = "Fraction of the dense peak a compute-bound GEMM tile sustains (instruction issue, "
-                      "pipeline fill, clock under load), e.g. 0.85 for cuBLAS on A100. Applies to every dtype."},
+                      "pipeline fill, clock under load), e.g. 0.822 for cuBLAS on A100 (256.5 of 312 "
+                      "TFLOP/s at 16384^3). Applies to every dtype."},
       {.path = "kernel.launch_overhead",
        .type = KeyType::Quantity,
        .dimension = Dimension::Time,
