@@ -7,6 +7,7 @@
 
 #include "core/Errors.hpp"
 #include "parallel/ParameterGathers.hpp"
+#include "parallel/PassCosts.hpp"
 #include "parallel/PipelineSchedule.hpp"
 #include "workload/TransformerModel.hpp"
 
@@ -82,51 +83,13 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
   step.pp = pp;
   step.virtual_stages = v;
   step.micro_batches = m;
-  auto price = [&](const std::vector<kernels::Kernel>& kernels, const char* pass) {
-    return step.price(costs, kernels, pass);
-  };
-  const auto fwd_parts = model.layer_forward_parts();
-  const auto bwd_parts = model.layer_backward_parts();
-  const double embedding_fwd_s = price(model.embedding_forward(), "embedding.forward");
-  const double attn_fwd_s = price(fwd_parts[0], "layer.forward.attention");
-  const double mlp_fwd_s = price(fwd_parts[1], "layer.forward.mlp");
-  const double head_fwd_s = price(model.head_forward(), "head.forward");
-  const double head_bwd_s = price(model.head_backward(), "head.backward");
-  const double mlp_bwd_s = price(bwd_parts[0], "layer.backward.mlp");
-  const double attn_bwd_s = price(bwd_parts[1], "layer.backward.attention");
-  const double embedding_bwd_s = price(model.embedding_backward(), "embedding.backward");
-  // Without gradient-accumulation fusion every micro-batch after the first adds its weight
-  // gradients to the accumulated ones (PyTorch autograd: grad += new, one memory-bound kernel per
-  // parameter tensor reading both and writing one, 3e bytes per parameter). Fused, the weight-
-  // gradient GEMM accumulates into the buffer itself (C += A.B) at no extra traffic.
-  double layer_accumulate_s = 0, embedding_accumulate_s = 0;
-  if (!training.grad_accumulation_fusion && m > 1) {
-    const double accumulate_B = 3 * element_B;
-    std::vector<kernels::Kernel> accumulate;
-    for (const auto& g : layer_gradient_tensors(w, 0, 1.0, 0)) {
-      const double elements = g.bytes / tp;  // bytes_per_element 1: bytes count elements
-      accumulate.push_back(kernels::Kernel::make_memory_bound("grad_accumulate." + g.name.substr(g.name.find('.') + 1),
-                                                              elements * accumulate_B, elements, training.precision));
-    }
-    layer_accumulate_s = price(accumulate, "layer.backward.grad_accumulation");
-    const double embedding_elements = model.embedding_parameters() / tp;
-    embedding_accumulate_s =
-        price({kernels::Kernel::make_memory_bound("grad_accumulate.embedding", embedding_elements * accumulate_B,
-                                                  embedding_elements, training.precision)},
-              "embedding.backward.grad_accumulation");
-  }
-  // Per-layer backward of micro-batch mb: the accumulation runs at the end (hooks on its gradients).
-  const auto layer_accumulate = [&](int mb) { return mb > 0 ? layer_accumulate_s : 0.0; };
-  // With pp > 1 the last stage accumulates its own copy of the tied embedding (the logits weight).
-  const auto embedding_accumulate = [&](int mb) { return mb > 0 ? embedding_accumulate_s : 0.0; };
-  // Averaged over the micro-batches, for the per-stage figures of reports.
-  const double mean_accumulate = m > 1 ? (m - 1.0) / m : 0.0;
-  double core_s = 0;
-  if (training.recompute == config::Recompute::Selective)
-    core_s = price(model.attention_core_forward(), "layer.recompute.attention_core");
+  const PassCosts priced = price_passes(scenario, model, layers, costs, step);
+  const double per_layer_params = model.parameters_per_layer() / tp;
   const bool full = training.recompute == config::Recompute::Full;
-  const double layer_recompute_s = full ? attn_fwd_s + mlp_fwd_s : core_s;
-
+  // Per-layer backward of micro-batch mb: the accumulation runs at the end (hooks on its gradients).
+  const auto layer_accumulate = [&](int mb) { return mb > 0 ? priced.layer_accumulate_s : 0.0; };
+  // With pp > 1 the last stage accumulates its own copy of the tied embedding (the logits weight).
+  const auto embedding_accumulate = [&](int mb) { return mb > 0 ? priced.embedding_accumulate_s : 0.0; };
   // Megatron: g/f all-reduces of b*s*h elements, 2 in forward and 2 in backward per layer, 2 more in
   // backward when the forward is recomputed.
   const double tp_bytes = static_cast<double>(training.micro_batch) * w.seq_length * w.hidden * element_B;
@@ -142,41 +105,6 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
   const PipelineScheduleKind kind = pp == 1 ? PipelineScheduleKind::OneFOneB : schedule_kind(par.schedule);
   const PipelineShape shape{pp, m, kind == PipelineScheduleKind::Interleaved ? v : 1};
   step.ideal_bubble = pp > 1 ? ideal_bubble_fraction(kind, shape) : 0.0;
-
-  // Per device work of the busiest stage, for reports.
-  const double per_layer_params = model.parameters_per_layer() / tp;
-  std::vector<double> stage_fwd(pp, 0), stage_bwd(pp, 0), stage_rec(pp, 0), stage_params(pp, 0);
-  for (int k = 0; k < chunks; ++k) {
-    const int s = k % pp;
-    stage_fwd[s] += layers[k] * (attn_fwd_s + mlp_fwd_s);
-    stage_bwd[s] += layers[k] * (attn_bwd_s + mlp_bwd_s + layer_recompute_s + mean_accumulate * layer_accumulate_s);
-    stage_rec[s] += layers[k] * layer_recompute_s;
-    stage_params[s] += layers[k] * per_layer_params;
-  }
-  stage_fwd[0] += embedding_fwd_s;
-  stage_bwd[0] += embedding_bwd_s + mean_accumulate * embedding_accumulate_s;
-  stage_fwd[pp - 1] += head_fwd_s;
-  stage_bwd[pp - 1] += head_bwd_s + (pp > 1 ? mean_accumulate * embedding_accumulate_s : 0.0);
-  stage_params[0] += model.embedding_parameters() / tp;
-  if (pp > 1) stage_params[pp - 1] += model.embedding_parameters() / tp;  // tied logits copy
-  stage_params[pp - 1] += model.head_parameters();
-  int busiest = 0;
-  for (int s = 0; s < pp; ++s)
-    if (stage_fwd[s] + stage_bwd[s] > stage_fwd[busiest] + stage_bwd[busiest]) busiest = s;
-  step.forward_s = stage_fwd[busiest];
-  step.backward_s = stage_bwd[busiest];
-  step.recompute_s = stage_rec[busiest];
-
-  const auto& accelerator = scenario.platform.accelerator;
-  const DType update_dtype = accelerator.supports(DType::fp32) ? DType::fp32 : training.precision;
-  const bool adam = training.optimizer == config::Optimizer::Adam;
-  const double optimizer_shard = par.zero_stage >= 1 ? dp : 1;
-  std::vector<double> optimizer_s(pp);
-  for (int s = 0; s < pp; ++s)
-    optimizer_s[s] = costs.cost(workload::TransformerModel::optimizer_step(stage_params[s] / optimizer_shard, adam,
-                                                                           training.precision, update_dtype))
-                         .time_s;
-  step.optimizer_s = *std::max_element(optimizer_s.begin(), optimizer_s.end());
 
   const DeviceGrid grid(par);
   step.plan.ranks.resize(std::max(grid.size(), coll.endpoints));
@@ -329,26 +257,26 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
           for (int d = 0; d < dp; ++d) receive(d, 0, k - 1, mb, prefix + ".recv_act");
         } else {
           unit(embedding_params, prefix + ".embedding.fwd",
-               [&](int d) { compute(d, Category::Forward, prefix + ".embedding.fwd", embedding_fwd_s); });
+               [&](int d) { compute(d, Category::Forward, prefix + ".embedding.fwd", priced.embedding_fwd_s); });
         }
         if (options.fuse_chunk_layers) {
           unit(n_layers * per_layer_params, prefix + ".layers.fwd", [&](int d) {
-            compute(d, Category::Forward, prefix + ".layers.fwd", n_layers * (attn_fwd_s + mlp_fwd_s));
+            compute(d, Category::Forward, prefix + ".layers.fwd", n_layers * (priced.attn_fwd_s + priced.mlp_fwd_s));
             tensor_collective(d, prefix + ".tp.fwd", 2.0 * n_layers * tp_bytes);
           });
         } else {
           for (int l = first_layer; l < first_layer + n_layers; ++l) {
             unit(per_layer_params, fmt::format("mb{}.L{}.fwd", mb, l), [&](int d) {
-              compute(d, Category::Forward, fmt::format("mb{}.L{}.fwd.attn", mb, l), attn_fwd_s);
+              compute(d, Category::Forward, fmt::format("mb{}.L{}.fwd.attn", mb, l), priced.attn_fwd_s);
               tensor_collective(d, fmt::format("mb{}.L{}.fwd.tp1", mb, l), tp_bytes);
-              compute(d, Category::Forward, fmt::format("mb{}.L{}.fwd.mlp", mb, l), mlp_fwd_s);
+              compute(d, Category::Forward, fmt::format("mb{}.L{}.fwd.mlp", mb, l), priced.mlp_fwd_s);
               tensor_collective(d, fmt::format("mb{}.L{}.fwd.tp2", mb, l), tp_bytes);
             });
           }
         }
         if (k == chunks - 1) {
           unit(head_params, prefix + ".head.fwd",
-               [&](int d) { compute(d, Category::Forward, prefix + ".head.fwd", head_fwd_s); });
+               [&](int d) { compute(d, Category::Forward, prefix + ".head.fwd", priced.head_fwd_s); });
         } else {
           for (int d = 0; d < dp; ++d) send(d, 0, k, k + 1, mb, prefix + ".send_act");
         }
@@ -366,20 +294,21 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
         } else {
           unit(head_params, prefix + ".head.bwd", [&](int d) {
             compute(d, Category::Backward, prefix + ".head.bwd",
-                    head_bwd_s + (pp > 1 ? embedding_accumulate(mb) : 0.0));
+                    priced.head_bwd_s + (pp > 1 ? embedding_accumulate(mb) : 0.0));
             record(d, head_params, "head");
           });
         }
         if (options.fuse_chunk_layers) {
           unit(n_layers * per_layer_params, prefix + ".layers.bwd", [&](int d) {
             if (full) {
-              compute(d, Category::Recompute, prefix + ".layers.recompute", n_layers * (attn_fwd_s + mlp_fwd_s));
+              compute(d, Category::Recompute, prefix + ".layers.recompute",
+                      n_layers * (priced.attn_fwd_s + priced.mlp_fwd_s));
               tensor_collective(d, prefix + ".tp.recompute", 2.0 * n_layers * tp_bytes);
-            } else if (core_s > 0) {
-              compute(d, Category::Recompute, prefix + ".layers.recompute", n_layers * core_s);
+            } else if (priced.core_s > 0) {
+              compute(d, Category::Recompute, prefix + ".layers.recompute", n_layers * priced.core_s);
             }
             compute(d, Category::Backward, prefix + ".layers.bwd",
-                    n_layers * (attn_bwd_s + mlp_bwd_s + layer_accumulate(mb)));
+                    n_layers * (priced.attn_bwd_s + priced.mlp_bwd_s + layer_accumulate(mb)));
             tensor_collective(d, prefix + ".tp.bwd", 2.0 * n_layers * tp_bytes);
             record(d, n_layers * per_layer_params, prefix + ".layers");
           });
@@ -388,17 +317,17 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
             // The recomputed forward uses the backward's gather.
             unit(per_layer_params, fmt::format("mb{}.L{}.bwd", mb, l), [&](int d) {
               if (full) {
-                compute(d, Category::Recompute, fmt::format("mb{}.L{}.re.attn", mb, l), attn_fwd_s);
+                compute(d, Category::Recompute, fmt::format("mb{}.L{}.re.attn", mb, l), priced.attn_fwd_s);
                 tensor_collective(d, fmt::format("mb{}.L{}.re.tp1", mb, l), tp_bytes);
-                compute(d, Category::Recompute, fmt::format("mb{}.L{}.re.mlp", mb, l), mlp_fwd_s);
+                compute(d, Category::Recompute, fmt::format("mb{}.L{}.re.mlp", mb, l), priced.mlp_fwd_s);
                 tensor_collective(d, fmt::format("mb{}.L{}.re.tp2", mb, l), tp_bytes);
-              } else if (core_s > 0) {
-                compute(d, Category::Recompute, fmt::format("mb{}.L{}.re.core", mb, l), core_s);
+              } else if (priced.core_s > 0) {
+                compute(d, Category::Recompute, fmt::format("mb{}.L{}.re.core", mb, l), priced.core_s);
               }
-              compute(d, Category::Backward, fmt::format("mb{}.L{}.bwd.mlp", mb, l), mlp_bwd_s);
+              compute(d, Category::Backward, fmt::format("mb{}.L{}.bwd.mlp", mb, l), priced.mlp_bwd_s);
               tensor_collective(d, fmt::format("mb{}.L{}.bwd.tp1", mb, l), tp_bytes);
               compute(d, Category::Backward, fmt::format("mb{}.L{}.bwd.attn", mb, l),
-                      attn_bwd_s + layer_accumulate(mb));
+                      priced.attn_bwd_s + layer_accumulate(mb));
               tensor_collective(d, fmt::format("mb{}.L{}.bwd.tp2", mb, l), tp_bytes);
               record(d, per_layer_params, fmt::format("L{}", l));
             });
@@ -406,7 +335,8 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
         }
         if (k == 0) {
           unit(embedding_params, prefix + ".embedding.bwd", [&](int d) {
-            compute(d, Category::Backward, prefix + ".embedding.bwd", embedding_bwd_s + embedding_accumulate(mb));
+            compute(d, Category::Backward, prefix + ".embedding.bwd",
+                    priced.embedding_bwd_s + embedding_accumulate(mb));
             record(d, embedding_params, "embedding");
           });
         } else {
@@ -477,7 +407,7 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
       std::vector<OpIndex> opt(group.size());
       for (std::size_t i = 0; i < group.size(); ++i)
         opt[i] = step.plan.ranks[group[i]].add_compute(Stream::Compute, Category::Optimizer, "optimizer",
-                                                       optimizer_s[s], synced[group[i]]);
+                                                       priced.optimizer_s[s], synced[group[i]]);
       if (!gather_updated) continue;
       const auto& buckets = group_buckets[static_cast<std::size_t>(s * tp + t)];
       for (std::size_t b = 0; b < buckets.size(); ++b) {
