@@ -27,6 +27,7 @@ Command add_run_command(CLI::App& app) {
     std::string trace_file;     // Chrome trace-event JSON
     std::string timeline_file;  // SVG Gantt chart
     std::string csv_dir;        // ops.csv and devices.csv
+    driver::RunOptions run;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "simulate one training iteration of a scenario and print a summary");
@@ -37,12 +38,16 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--trace", o->trace_file, "write a Chrome/Perfetto trace of the iteration to FILE.json");
   cmd->add_option("--timeline", o->timeline_file, "write an SVG timeline (Gantt chart) of the iteration to FILE.svg");
   cmd->add_option("--csv", o->csv_dir, "write ops.csv and devices.csv to DIR");
+  cmd->add_flag("--no-symmetry", [o](std::int64_t) { o->run.replay.symmetry = false; },
+                "replay every rank, even where data- or tensor-parallel ranks are proven isomorphic");
+  // Hidden: the actor-based replay, kept to compare against until it is removed.
+  cmd->add_flag("--legacy-replay", o->run.legacy_replay)->group("");
   return {cmd, [o] {
             std::vector<config::Override> overrides;
             for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
             const auto scenario = config::load_scenario(o->scenario_file, overrides);
             const auto start = std::chrono::steady_clock::now();
-            const auto run = driver::run_scenario(scenario);
+            const auto run = driver::run_scenario(scenario, o->run);
             const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (o->format == "json") {
               auto j = report::summary_json(scenario, run.metrics);

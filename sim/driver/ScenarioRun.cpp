@@ -5,6 +5,7 @@
 #include "driver/CollectiveRun.hpp"
 #include "driver/ProtocolChoice.hpp"
 #include "driver/TuningTable.hpp"
+#include "engine/LegacyReplay.hpp"
 #include "engine/Replay.hpp"
 #include "parallel/ParallelPlanner.hpp"
 #include "kernels/BlockedGemmModel.hpp"
@@ -83,7 +84,7 @@ bool plain_data_parallel(const config::ScenarioSpec& s) {
 
 }  // namespace
 
-ScenarioRun run_scenario(const config::ScenarioSpec& scenario) {
+ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions& run_options) {
   ScenarioRun run;
   const auto topology = topology::ClusterTopology::build(scenario.platform);
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
@@ -98,7 +99,8 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario) {
     run.step = parallel::plan_parallel_step(scenario, costs, group_collectives(topology, scenario), options);
   }
   spdlog::debug("planned {} ranks, {} gradient buckets", run.step.plan.rank_count(), run.step.buckets.size());
-  run.simulation = engine::simulate(topology, run.step.plan);
+  run.simulation = run_options.legacy_replay ? engine::simulate_legacy(topology, run.step.plan)
+                                             : engine::simulate(topology, run.step.plan, run_options.replay);
   run.metrics = report::compute_step_metrics(scenario, run.step, run.simulation);
   return run;
 }

@@ -3,6 +3,7 @@
 // derive the metrics. Runs a simulation, so at most once per process (run_scenario_forked()
 // runs it in a child).
 #include "config/ScenarioSpec.hpp"
+#include "engine/ReplayOptions.hpp"
 #include "engine/SimulationResult.hpp"
 #include "parallel/DataParallelPlanner.hpp"
 #include "report/StepMetrics.hpp"
@@ -15,6 +16,11 @@ struct ScenarioRun {
   report::StepMetrics metrics;
 };
 
-ScenarioRun run_scenario(const config::ScenarioSpec& scenario);
+struct RunOptions {
+  engine::ReplayOptions replay;
+  bool legacy_replay = false;  // the actor-based replay, for comparisons only (engine/LegacyReplay.hpp)
+};
+
+ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions& options = {});
 
 }  // namespace clearfog::driver

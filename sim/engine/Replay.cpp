@@ -1,187 +1,108 @@
 #include "engine/Replay.hpp"
 
 #include <fmt/format.h>
-#include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Comm.hpp>
-#include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Engine.hpp>
-#include <simgrid/s4u/Host.hpp>
-#include <simgrid/s4u/Mailbox.hpp>
-#include <simgrid/s4u/Mutex.hpp>
+#include <spdlog/spdlog.h>
 
-#include <cmath>
-#include <mutex>
 #include <string>
 
 #include "core/Errors.hpp"
+#include "engine/ActivityReplay.hpp"
+#include "engine/QuotientPlatform.hpp"
+#include "engine/Symmetry.hpp"
+#include "program/MessageIndex.hpp"
 #include "topology/SimGridPlatform.hpp"
 
 namespace sg4 = simgrid::s4u;
-using clearfog::program::Op;
-using clearfog::program::OpIndex;
-using clearfog::program::OpKind;
 
 namespace clearfog::engine {
 namespace {
 
-// Nominal host speed: an op of d seconds is executed as d * kHostSpeed units of work, so the
-// value cancels out; it only has to keep work amounts well above SimGrid's precision.
+// Nominal host speed: hosts run no Exec (compute ops are timers), so the value only has to be valid.
 constexpr double kHostSpeed = 1e12;
 
-std::string mailbox_name(int src, int dst, std::uint64_t tag) { return fmt::format("{}>{}#{}", src, dst, tag); }
+std::vector<std::string> engine_arguments() {
+  return {"clearfog", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0", "--log=root.thresh:critical",
+          "--log=xbt_cfg.thresh:critical",
+          // Our own deadlock report names the stuck ops.
+          "--log=ker_engine.app:file:/dev/null", "--log=ker_engine.add:off"};
+}
 
-/// What the actors of one rank share: which ops are done, and a condition variable to wake the
-/// other streams when a dependency completes.
-struct RankState {
-  const program::RankProgram* program = nullptr;
-  std::vector<char> done;
-  std::vector<OpTiming>* timings = nullptr;
-  sg4::MutexPtr mutex;
-  sg4::ConditionVariablePtr completed;
-};
-
-struct Counters {
-  std::uint64_t ops = 0;
-  std::uint64_t messages = 0;
-};
-
-/// Replays the ops of one stream of one rank, in program order.
-class StreamActor {
-public:
-  StreamActor(RankState& state, int rank, std::vector<OpIndex> ops, Counters& counters)
-      : state_(state), rank_(rank), ops_(std::move(ops)), counters_(counters) {}
-
-  void operator()() const {
-    for (OpIndex i : ops_) {
-      const Op& op = state_.program->op(i);
-      wait_for(op.deps);
-      (*state_.timings)[i].start_s = sg4::Engine::get_clock();
-      if (op.kind == OpKind::Compute)
-        run_compute(op);
-      else
-        run_exchange(op);
-      (*state_.timings)[i].end_s = sg4::Engine::get_clock();
-      ++counters_.ops;
-      std::unique_lock lock(*state_.mutex);
-      state_.done[i] = 1;
-      state_.completed->notify_all();
-    }
+/// Every rank replayed on its own host.
+ReplayRanks full_ranks(const program::Plan& plan, const topology::SimGridPlatform& platform) {
+  ReplayRanks r;
+  for (int rank = 0; rank < plan.rank_count(); ++rank) {
+    r.ranks.push_back(rank);
+    r.hosts.push_back(platform.hosts[rank]);
+    r.slot_of_rank.push_back(rank);
+    r.receiver_host.push_back(platform.hosts[rank]);
   }
+  return r;
+}
 
-private:
-  void wait_for(const std::vector<OpIndex>& deps) const {
-    std::unique_lock lock(*state_.mutex);
-    for (OpIndex d : deps)
-      while (!state_.done[d]) state_.completed->wait(lock);
+/// The ranks to replay: one representative per class when a symmetry is proven, else every rank.
+ReplayRanks choose_ranks(const program::Plan& plan, const program::MessageIndex& index,
+                         const topology::SimGridPlatform& platform, const ReplayOptions& options, ReplayInfo& info) {
+  if (!options.symmetry) {
+    info.detail = "symmetry not tried (--no-symmetry)";
+    return full_ranks(plan, platform);
   }
-
-  static void run_compute(const Op& op) {
-    if (op.duration_s > 0) sg4::this_actor::execute(op.duration_s * kHostSpeed);
+  const SymmetryDecision decision = prove_symmetry(plan, index, platform.hosts);
+  if (!decision.reduction) {
+    info.detail = "no symmetry: " + decision.reason;
+    return full_ranks(plan, platform);
   }
-
-  void run_exchange(const Op& op) const {
-    static int payload = 0;  // messages carry no data, only their simulated size
-    if (op.overhead_s > 0) sg4::this_actor::sleep_for(op.overhead_s);
-    std::vector<sg4::CommPtr> comms;
-    std::vector<int*> received(op.recvs.size(), nullptr);
-    for (std::size_t k = 0; k < op.recvs.size(); ++k) {
-      const auto& t = op.recvs[k];
-      comms.push_back(sg4::Mailbox::by_name(mailbox_name(t.peer, rank_, t.tag))->get_async<int>(&received[k]));
-    }
-    for (const auto& t : op.sends) {
-      const auto bytes = static_cast<std::uint64_t>(std::llround(t.bytes));
-      comms.push_back(sg4::Mailbox::by_name(mailbox_name(rank_, t.peer, t.tag))->put_async(&payload, bytes));
-      ++counters_.messages;
-    }
-    sg4::Comm::wait_all(comms);
-  }
-
-  RankState& state_;
-  int rank_;
-  std::vector<OpIndex> ops_;
-  Counters& counters_;
-};
-
-std::string describe_stuck_ops(const program::Plan& plan, const std::vector<RankState>& states) {
-  std::string text;
-  int listed = 0;
-  for (int r = 0; r < plan.rank_count() && listed < 16; ++r) {
-    const auto& ops = plan.ranks[r].ops();
-    for (int s = 0; s < program::kStreamCount; ++s) {
-      for (OpIndex i = 0; i < ops.size(); ++i) {
-        if (static_cast<int>(ops[i].stream) != s || states[r].done[i]) continue;
-        text += fmt::format("\n  rank {} {} stream stuck at op {} ({})", r,
-                            program::stream_name(ops[i].stream), i, ops[i].name);
-        for (OpIndex d : ops[i].deps)
-          if (!states[r].done[d]) text += fmt::format("; waits for op {} ({})", d, ops[d].name);
-        if ((*states[r].timings)[i].start_s >= 0) {
-          for (const auto& t : ops[i].recvs) text += fmt::format("; waits for tag {} from rank {}", t.tag, t.peer);
-          for (const auto& t : ops[i].sends) text += fmt::format("; sends tag {} to rank {}", t.tag, t.peer);
-        }
-        ++listed;
-        break;  // the first unfinished op of a stream is the one that blocks it
-      }
-    }
-  }
-  return text;
+  const auto& reduction = *decision.reduction;
+  std::string axes;
+  for (const auto& a : reduction.axes) axes += (axes.empty() ? "" : ", ") + a;
+  info.mode = "symmetric";
+  info.detail = fmt::format("{} isomorphic ranks per class ({})", reduction.group_order, axes);
+  if (!decision.reason.empty()) info.detail += "; not used: " + decision.reason;
+  return build_quotient_platform(plan, reduction, platform.root, kHostSpeed);
 }
 
 }  // namespace
 
-SimulationResult simulate(const topology::ClusterTopology& topology, const program::Plan& plan) {
-  program::check_plan(plan);
+SimulationResult simulate(const topology::ClusterTopology& topology, const program::Plan& plan,
+                          const ReplayOptions& options) {
+  const program::MessageIndex index = program::index_messages(plan);
   if (plan.rank_count() > topology.endpoint_count())
     throw SimulationError(fmt::format("plan has {} ranks but the platform only {} endpoints", plan.rank_count(),
                                       topology.endpoint_count()));
 
-  std::vector<std::string> args = {"clearfog",
-                                   "--cfg=network/model:CM02",
-                                   "--cfg=network/crosstraffic:0",
-                                   "--log=root.thresh:critical",
-                                   "--log=xbt_cfg.thresh:critical",
-                                   // Our own deadlock report (below) names the stuck ops.
-                                   "--log=ker_engine.app:file:/dev/null", "--log=ker_engine.add:off"};
+  auto args = engine_arguments();
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
-
   const auto platform = topology::build_simgrid_platform(topology, kHostSpeed);
+  ReplayInfo info;
+  ReplayRanks ranks = choose_ranks(plan, index, platform, options, info);
+  platform.root->seal();
+  spdlog::info("replay: {}, {}", info.mode, info.detail);
+
+  ActivityReplay replay(plan, index, std::move(ranks), options);
+  replay.run();
 
   SimulationResult result;
-  result.ops.resize(plan.rank_count());
-  std::vector<RankState> states(plan.rank_count());
-  Counters counters;
-  for (int r = 0; r < plan.rank_count(); ++r) {
-    const auto& program = plan.ranks[r];
-    result.ops[r].assign(program.size(), OpTiming{});
-    auto& st = states[r];
-    st.program = &program;
-    st.done.assign(program.size(), 0);
-    st.timings = &result.ops[r];
-    st.mutex = sg4::Mutex::create();
-    st.completed = sg4::ConditionVariable::create();
-    for (int s = 0; s < program::kStreamCount; ++s) {
-      std::vector<OpIndex> stream_ops;
-      for (OpIndex i = 0; i < program.size(); ++i)
-        if (static_cast<int>(program.op(i).stream) == s) stream_ops.push_back(i);
-      if (stream_ops.empty()) continue;
-      sg4::Actor::create(fmt::format("r{}.{}", r, program::stream_name(static_cast<program::Stream>(s))),
-                         platform.hosts[r], StreamActor(st, r, std::move(stream_ops), counters));
-    }
-  }
-
-  engine.run();
-
-  std::uint64_t total_ops = 0;
-  for (const auto& rp : plan.ranks) total_ops += rp.size();
-  if (counters.ops != total_ops)
-    throw SimulationError(fmt::format("deadlock: the replay stopped at t = {:.9g} s with {} of {} ops unfinished:{}",
-                                      sg4::Engine::get_clock(), total_ops - counters.ops, total_ops,
-                                      describe_stuck_ops(plan, states)));
   result.makespan_s = sg4::Engine::get_clock();
-  result.ops_executed = counters.ops;
-  result.messages = counters.messages;
+  result.ops.resize(static_cast<std::size_t>(plan.rank_count()));
+  const auto& slot_of_rank = replay.ranks().slot_of_rank;
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    const int slot = slot_of_rank[r];
+    if (slot < 0) continue;
+    if (replay.ranks().ranks[slot] == r)
+      result.ops[r] = std::move(replay.timings(slot));
+  }
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    const int slot = slot_of_rank[r];
+    if (slot >= 0 && replay.ranks().ranks[slot] != r) result.ops[r] = result.ops[replay.ranks().ranks[slot]];
+  }
+  result.ops_executed = plan.op_count();
+  result.messages = index.messages();
+  info.simulated_ops = replay.ops();
+  info.simulated_messages = replay.messages();
+  result.replay = info;
   return result;
 }
 

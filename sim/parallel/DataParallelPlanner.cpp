@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "parallel/GridSymmetries.hpp"
 #include "workload/TransformerModel.hpp"
 
 namespace clearfog::parallel {
@@ -141,6 +142,7 @@ StepPlan plan_data_parallel_step(const config::ScenarioSpec& scenario, const ker
     if (!step.buckets.empty()) deps.push_back(reduced[r]);
     step.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "optimizer", step.optimizer_s, deps);
   }
+  if (dp > 1) step.plan.symmetries = {ring_symmetry("data-parallel", members, step.plan.rank_count())};  // engine hint
   return step;
 }
 

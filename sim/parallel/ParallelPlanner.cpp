@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/Errors.hpp"
+#include "parallel/GridSymmetries.hpp"
 #include "parallel/ParameterGathers.hpp"
 #include "parallel/PassCosts.hpp"
 #include "parallel/PipelineSchedule.hpp"
@@ -421,6 +422,7 @@ StepPlan plan_parallel_step(const config::ScenarioSpec& scenario, const kernels:
       }
     }
   }
+  step.plan.symmetries = grid_symmetries(grid, par, step.plan.rank_count());  // engine hint, may not hold
   return step;
 }
 

@@ -1,11 +1,8 @@
 #include "program/Program.hpp"
 
-#include <fmt/format.h>
-
-#include <map>
-#include <tuple>
-
-#include "core/Errors.hpp"
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
 
 namespace clearfog::program {
 
@@ -31,81 +28,194 @@ std::string_view category_name(Category c) {
   return "?";
 }
 
-OpIndex RankProgram::add_compute(Stream stream, Category category, std::string name,
-                                 double duration_s, std::vector<OpIndex> deps) {
-  Op op;
-  op.kind = OpKind::Compute;
-  op.stream = stream;
-  op.category = category;
-  op.name = std::move(name);
-  op.duration_s = duration_s;
-  op.deps = std::move(deps);
-  ops_.push_back(std::move(op));
-  return static_cast<OpIndex>(ops_.size() - 1);
+Op OpList::iterator::operator*() const { return program_->op(i_); }
+std::size_t OpList::size() const { return program_->size(); }
+Op OpList::operator[](std::size_t i) const { return program_->op(static_cast<OpIndex>(i)); }
+Op OpList::at(std::size_t i) const {
+  if (i >= size()) throw std::out_of_range("program::OpList::at");
+  return program_->op(static_cast<OpIndex>(i));
 }
 
-OpIndex RankProgram::add_exchange(Stream stream, Category category, std::string name,
-                                  std::vector<Transfer> sends, std::vector<Transfer> recvs,
-                                  std::vector<OpIndex> deps, double overhead_s) {
-  Op op;
-  op.kind = OpKind::Exchange;
-  op.overhead_s = overhead_s;
-  op.stream = stream;
-  op.category = category;
-  op.name = std::move(name);
-  op.sends = std::move(sends);
-  op.recvs = std::move(recvs);
-  op.deps = std::move(deps);
-  ops_.push_back(std::move(op));
-  return static_cast<OpIndex>(ops_.size() - 1);
+RankProgram::RankProgram() : RankProgram(std::make_shared<NameTable>()) {}
+
+RankProgram::RankProgram(std::shared_ptr<NameTable> names)
+    : names_(std::move(names)), body_(std::make_shared<Body>()) {}
+
+OpIndex RankProgram::add_compute(Stream stream, Category category, std::string name, double duration_s,
+                                 std::vector<OpIndex> deps) {
+  return add_compute(stream, category, intern(name), duration_s, std::span<const OpIndex>(deps));
 }
 
-void check_plan(const Plan& plan) {
-  using Key = std::tuple<int, int, std::uint64_t>;  // (src, dst, tag)
-  struct Posted {
-    double bytes;
-    std::string where;
-  };
-  std::map<Key, Posted> sends;
-  std::map<Key, Posted> recvs;
-  const int n = plan.rank_count();
-  for (int r = 0; r < n; ++r) {
-    const auto& ops = plan.ranks[r].ops();
-    for (OpIndex i = 0; i < ops.size(); ++i) {
-      const Op& op = ops[i];
-      const auto where = fmt::format("rank {} op {} ({})", r, i, op.name);
-      // Deps point backwards only: this makes every plan acyclic by construction.
-      for (OpIndex d : op.deps)
-        if (d >= i) throw SimulationError(fmt::format("{} depends on op {}, which is not earlier", where, d));
-      if (!(op.duration_s >= 0) || !(op.overhead_s >= 0))
-        throw SimulationError(fmt::format("{} has a negative or NaN duration", where));
-      auto post = [&](const Transfer& t, bool is_send) {
-        if (t.peer < 0 || t.peer >= n || t.peer == r)
-          throw SimulationError(fmt::format("{} names peer {} (ranks 0..{}, not itself)", where, t.peer, n - 1));
-        if (!(t.bytes >= 0)) throw SimulationError(fmt::format("{} moves a negative size", where));
-        Key key = is_send ? Key{r, t.peer, t.tag} : Key{t.peer, r, t.tag};
-        auto& table = is_send ? sends : recvs;
-        if (!table.emplace(key, Posted{t.bytes, where}).second)
-          throw SimulationError(fmt::format("{} reuses tag {} between ranks {} and {}", where, t.tag,
-                                            std::get<0>(key), std::get<1>(key)));
-      };
-      for (const auto& t : op.sends) post(t, true);
-      for (const auto& t : op.recvs) post(t, false);
+OpIndex RankProgram::add_exchange(Stream stream, Category category, std::string name, std::vector<Transfer> sends,
+                                  std::vector<Transfer> recvs, std::vector<OpIndex> deps, double overhead_s) {
+  return add_exchange(stream, category, intern(name), std::span<const Transfer>(sends),
+                      std::span<const Transfer>(recvs), std::span<const OpIndex>(deps), overhead_s);
+}
+
+OpIndex RankProgram::add_compute(Stream stream, Category category, NameId name, double duration_s,
+                                 std::span<const OpIndex> deps) {
+  Record r;
+  r.seconds = duration_s;
+  r.name = name;
+  r.first_transfer = static_cast<std::uint32_t>(transfers_.size());
+  r.kind = OpKind::Compute;
+  r.stream = stream;
+  r.category = category;
+  return append(r, deps);
+}
+
+OpIndex RankProgram::add_exchange(Stream stream, Category category, NameId name, std::span<const Transfer> sends,
+                                  std::span<const Transfer> recvs, std::span<const OpIndex> deps,
+                                  double overhead_s) {
+  Record r;
+  r.seconds = overhead_s;
+  r.name = name;
+  r.first_transfer = static_cast<std::uint32_t>(transfers_.size());
+  r.send_count = static_cast<std::uint32_t>(sends.size());
+  r.kind = OpKind::Exchange;
+  r.stream = stream;
+  r.category = category;
+  transfers_.insert(transfers_.end(), sends.begin(), sends.end());
+  transfers_.insert(transfers_.end(), recvs.begin(), recvs.end());
+  return append(r, deps);
+}
+
+RankProgram::Body& RankProgram::writable_body() {
+  if (body_.use_count() > 1) body_ = std::make_shared<Body>(*body_);  // copy on write
+  return *body_;
+}
+
+OpIndex RankProgram::append(Record record, std::span<const OpIndex> deps) {
+  Body& b = writable_body();
+  record.first_dep = static_cast<std::uint32_t>(b.deps.size());
+  b.deps.insert(b.deps.end(), deps.begin(), deps.end());
+  b.records.push_back(record);
+  return static_cast<OpIndex>(b.records.size() - 1);
+}
+
+Op RankProgram::op(OpIndex i) const {
+  if (i >= size()) throw std::out_of_range("program::RankProgram::op");
+  const Record& r = body_->records[i];
+  Op op;
+  op.kind = r.kind;
+  op.stream = r.stream;
+  op.category = r.category;
+  op.name = names_->name(r.name);
+  (r.kind == OpKind::Compute ? op.duration_s : op.overhead_s) = r.seconds;
+  op.sends = sends(i);
+  op.recvs = recvs(i);
+  op.deps = deps(i);
+  return op;
+}
+
+Slice<OpIndex> RankProgram::deps(OpIndex i) const {
+  const auto& records = body_->records;
+  const std::uint32_t begin = records[i].first_dep;
+  const std::size_t end = i + 1 < records.size() ? records[i + 1].first_dep : body_->deps.size();
+  return {body_->deps.data() + begin, end - begin};
+}
+
+std::uint32_t RankProgram::transfer_end(OpIndex i) const {
+  const auto& records = body_->records;
+  return i + 1 < records.size() ? records[i + 1].first_transfer : static_cast<std::uint32_t>(transfers_.size());
+}
+
+Slice<Transfer> RankProgram::sends(OpIndex i) const {
+  const Record& r = body_->records[i];
+  return {transfers_.data() + r.first_transfer, r.send_count};
+}
+
+Slice<Transfer> RankProgram::recvs(OpIndex i) const {
+  const Record& r = body_->records[i];
+  const std::uint32_t begin = r.first_transfer + r.send_count;
+  return {transfers_.data() + begin, transfer_end(i) - begin};
+}
+
+OpIndex RankProgram::op_of_transfer(std::uint32_t t) const {
+  // Ops without transfers share their first_transfer with the next op; the last op of such a run
+  // is the one that holds the transfers.
+  const auto& records = body_->records;
+  const auto it = std::upper_bound(records.begin(), records.end(), t,
+                                   [](std::uint32_t value, const Record& r) { return value < r.first_transfer; });
+  return static_cast<OpIndex>(it - records.begin() - 1);
+}
+
+bool RankProgram::same_ops(const RankProgram& other) const {
+  if (body_ == other.body_) return true;
+  return transfers_.size() == other.transfers_.size() && body_->records == other.body_->records &&
+         body_->deps == other.body_->deps;
+}
+
+void RankProgram::share_ops_of(const RankProgram& other) {
+  if (!same_ops(other)) throw std::logic_error("program::RankProgram::share_ops_of: the ops differ");
+  body_ = other.body_;
+}
+
+std::size_t RankProgram::memory_bytes() const {
+  const std::size_t body = body_->records.capacity() * sizeof(Record) + body_->deps.capacity() * sizeof(OpIndex);
+  return sizeof(*this) + body / static_cast<std::size_t>(std::max(1L, body_.use_count())) +
+         transfers_.capacity() * sizeof(Transfer);
+}
+
+void RankProgram::shrink_to_fit() {
+  if (body_.use_count() == 1) {
+    body_->records.shrink_to_fit();
+    body_->deps.shrink_to_fit();
+  }
+  transfers_.shrink_to_fit();
+}
+
+void RankList::resize(std::size_t n) {
+  if (n < programs_.size()) {
+    programs_.erase(programs_.begin() + static_cast<std::ptrdiff_t>(n), programs_.end());
+    return;
+  }
+  programs_.reserve(n);
+  while (programs_.size() < n) programs_.emplace_back(names_);
+}
+
+std::uint64_t Plan::op_count() const {
+  std::uint64_t n = 0;
+  for (const auto& p : ranks) n += p.size();
+  return n;
+}
+
+std::uint64_t Plan::transfer_count() const {
+  std::uint64_t n = 0;
+  for (const auto& p : ranks) n += p.transfers().size();
+  return n;
+}
+
+int share_identical_ops(Plan& plan) {
+  // Candidates share a size and a cheap fingerprint; same_ops() decides.
+  std::unordered_map<std::uint64_t, std::vector<int>> by_fingerprint;
+  int shared = 0;
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    auto& p = plan.ranks[r];
+    if (p.empty()) continue;
+    std::uint64_t f = p.size() * 0x9E3779B97F4A7C15ull ^ p.transfers().size();
+    const auto mix = [&f](std::uint64_t v) { f = (f ^ v) * 0x100000001B3ull; };
+    for (OpIndex i = 0; i < p.size(); i += std::max<OpIndex>(1, p.size() / 64)) {
+      const auto& rec = p.record(i);
+      mix(rec.name);
+      mix(rec.first_dep);
+      mix(rec.first_transfer);
     }
+    auto& same = by_fingerprint[f];
+    bool found = false;
+    for (int other : same) {
+      if (plan.ranks[other].same_ops(p)) {
+        if (!p.shares_ops_with(plan.ranks[other])) {
+          p.share_ops_of(plan.ranks[other]);
+          ++shared;
+        }
+        found = true;
+        break;
+      }
+    }
+    if (!found) same.push_back(r);
   }
-  for (const auto& [key, s] : sends) {
-    auto it = recvs.find(key);
-    if (it == recvs.end())
-      throw SimulationError(fmt::format("{} sends tag {} to rank {}, which never receives it", s.where,
-                                        std::get<2>(key), std::get<1>(key)));
-    if (it->second.bytes != s.bytes)
-      throw SimulationError(fmt::format("{} sends {} B but {} expects {} B", s.where, s.bytes,
-                                        it->second.where, it->second.bytes));
-  }
-  for (const auto& [key, r] : recvs)
-    if (!sends.count(key))
-      throw SimulationError(fmt::format("{} waits for tag {} from rank {}, which never sends it", r.where,
-                                        std::get<2>(key), std::get<0>(key)));
+  return shared;
 }
 
 }  // namespace clearfog::program

@@ -6,11 +6,23 @@
 // Execution rules (docs/step-model.md):
 //  - each op runs on one stream of its rank; ops of a stream run one after another in program order;
 //  - an op also waits for every op listed in `deps` (same rank, any stream);
-//  - an Exchange posts all its sends and receives at once and ends when all have completed;
+//  - an Exchange pays its overhead_s, then posts all its sends and receives at once and ends when all
+//    have completed; a transfer starts when both its send and its receive are posted;
 //  - a send to `peer` with tag t matches the receive from this rank with the same tag on `peer`.
+//
+// Storage is flat (docs/performance.md): a rank's ops are 32-byte records, their dependencies and
+// transfers two arrays, and names are ids into a table the ranks of a plan share. Ranks whose ops
+// are identical can share one copy of them (share_identical_ops()).
 #include <cstdint>
+#include <iterator>
+#include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "program/NameTable.hpp"
+#include "program/Slice.hpp"
 
 namespace clearfog::program {
 
@@ -43,46 +55,214 @@ struct Transfer {
   int peer = -1;            // the other rank
   double bytes = 0;         // payload, B
   std::uint64_t tag = 0;    // matches a send with its receive
+  friend bool operator==(const Transfer&, const Transfer&) = default;
 };
 
+/// An op's name: a view into the plan's name table (whose strings are null-terminated) that also
+/// behaves like the std::string it replaced where code expects one: conversion (map keys,
+/// assignments), substr() and c_str(), concatenation.
+class OpName : public std::string_view {
+public:
+  OpName() = default;
+  OpName(std::string_view view) : std::string_view(view) {}  // NOLINT: implicit by design
+  operator std::string() const { return std::string(data(), size()); }  // NOLINT: implicit by design
+  [[nodiscard]] std::string str() const { return std::string(data(), size()); }
+  [[nodiscard]] std::string substr(size_type pos = 0, size_type count = npos) const {
+    return std::string(std::string_view::substr(pos, count));
+  }
+  [[nodiscard]] const char* c_str() const { return data(); }
+  friend std::string operator+(const OpName& a, std::string_view b) { return a.str().append(b); }
+  friend std::string operator+(std::string_view a, const OpName& b) { return std::string(a).append(b); }
+  friend std::string operator+(const OpName& a, const char* b) { return a.str().append(b); }
+  friend std::string operator+(const char* a, const OpName& b) { return std::string(a).append(b); }
+  friend std::string operator+(const OpName& a, const std::string& b) { return a.str().append(b); }
+  friend std::string operator+(const std::string& a, const OpName& b) { return std::string(a).append(b); }
+};
+
+/// One op as reports read it: a view into its program, valid while the program is not changed.
 struct Op {
   OpKind kind = OpKind::Compute;
   Stream stream = Stream::Compute;
   Category category = Category::Forward;
-  std::string name;                 // "L3.fwd", "allreduce.b2.rs4"
+  OpName name;                      // "L3.fwd", "allreduce.b2.rs4"
   double duration_s = 0;            // Compute: time on the device
-  std::vector<Transfer> sends;      // Exchange only
-  std::vector<Transfer> recvs;      // Exchange only
+  Slice<Transfer> sends;            // Exchange only
+  Slice<Transfer> recvs;            // Exchange only
   double overhead_s = 0;            // Exchange only: fixed cost paid before the transfers start
                                     // (kernel launch, protocol, synchronisation; also the latency
                                     // of the steps a fluid collective folds into one exchange)
-  std::vector<OpIndex> deps;        // ops of the same rank that must finish first
+  Slice<OpIndex> deps;              // ops of the same rank that must finish first
+};
+
+class RankProgram;
+
+/// The ops of one program as a random-access sequence of Op views.
+class OpList {
+public:
+  class iterator {
+  public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Op;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Op;
+    iterator(const RankProgram* program, OpIndex i) : program_(program), i_(i) {}
+    Op operator*() const;
+    iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++i_;
+      return old;
+    }
+    friend bool operator==(const iterator& a, const iterator& b) { return a.i_ == b.i_; }
+
+  private:
+    const RankProgram* program_;
+    OpIndex i_;
+  };
+
+  explicit OpList(const RankProgram& program) : program_(&program) {}
+  [[nodiscard]] std::size_t size() const;
+  [[nodiscard]] bool empty() const { return size() == 0; }
+  Op operator[](std::size_t i) const;
+  [[nodiscard]] Op at(std::size_t i) const;
+  [[nodiscard]] Op front() const { return at(0); }
+  [[nodiscard]] Op back() const { return at(size() - 1); }
+  [[nodiscard]] iterator begin() const { return {program_, 0}; }
+  [[nodiscard]] iterator end() const { return {program_, static_cast<OpIndex>(size())}; }
+
+private:
+  const RankProgram* program_;
 };
 
 class RankProgram {
 public:
+  /// The flat form of one op (32 bytes): its transfers are `send_count` sends then receives from
+  /// `first_transfer` up to the next op's; its dependencies run from `first_dep` up to the next op's.
+  struct Record {
+    double seconds = 0;  // Compute: duration; Exchange: overhead
+    NameId name = 0;
+    std::uint32_t first_dep = 0;
+    std::uint32_t first_transfer = 0;
+    std::uint32_t send_count = 0;
+    OpKind kind = OpKind::Compute;
+    Stream stream = Stream::Compute;
+    Category category = Category::Forward;
+    friend bool operator==(const Record&, const Record&) = default;
+  };
+
+  /// A program with its own name table (tests, tools); plans give their ranks a shared one.
+  RankProgram();
+  explicit RankProgram(std::shared_ptr<NameTable> names);
+
+  // Planner API.
   OpIndex add_compute(Stream stream, Category category, std::string name, double duration_s,
                       std::vector<OpIndex> deps = {});
   OpIndex add_exchange(Stream stream, Category category, std::string name,
                        std::vector<Transfer> sends, std::vector<Transfer> recvs,
                        std::vector<OpIndex> deps = {}, double overhead_s = 0);
-  [[nodiscard]] const std::vector<Op>& ops() const { return ops_; }
-  [[nodiscard]] const Op& op(OpIndex i) const { return ops_.at(i); }
-  [[nodiscard]] OpIndex size() const { return static_cast<OpIndex>(ops_.size()); }
+  // The same without temporaries: a name interned once (intern()) and views of the caller's arrays.
+  [[nodiscard]] NameId intern(std::string_view name) { return names_->intern(name); }
+  OpIndex add_compute(Stream stream, Category category, NameId name, double duration_s,
+                      std::span<const OpIndex> deps);
+  OpIndex add_exchange(Stream stream, Category category, NameId name, std::span<const Transfer> sends,
+                       std::span<const Transfer> recvs, std::span<const OpIndex> deps, double overhead_s);
+
+  // Report API.
+  [[nodiscard]] OpList ops() const { return OpList(*this); }
+  [[nodiscard]] Op op(OpIndex i) const;  // throws std::out_of_range
+  [[nodiscard]] OpIndex size() const { return static_cast<OpIndex>(body_->records.size()); }
+  [[nodiscard]] bool empty() const { return body_->records.empty(); }
+
+  // Flat access for checks and engines (no bounds checks).
+  [[nodiscard]] const Record& record(OpIndex i) const { return body_->records[i]; }
+  [[nodiscard]] Slice<OpIndex> deps(OpIndex i) const;
+  [[nodiscard]] std::uint32_t transfer_begin(OpIndex i) const { return body_->records[i].first_transfer; }
+  [[nodiscard]] std::uint32_t transfer_end(OpIndex i) const;
+  [[nodiscard]] Slice<Transfer> sends(OpIndex i) const;
+  [[nodiscard]] Slice<Transfer> recvs(OpIndex i) const;
+  /// Every transfer of the rank, op by op (sends before receives within an op).
+  [[nodiscard]] const std::vector<Transfer>& transfers() const { return transfers_; }
+  /// The op holding transfer `t` (an index into transfers()).
+  [[nodiscard]] OpIndex op_of_transfer(std::uint32_t t) const;
+  [[nodiscard]] std::string_view name(OpIndex i) const { return names_->name(body_->records[i].name); }
+  [[nodiscard]] const NameTable& names() const { return *names_; }
+  /// Whether `other` has the same op records and dependencies (names included).
+  [[nodiscard]] bool same_ops(const RankProgram& other) const;
+  [[nodiscard]] bool shares_ops_with(const RankProgram& other) const { return body_ == other.body_; }
+  /// Makes this program use `other`'s (equal) ops and dependencies instead of its own copy.
+  void share_ops_of(const RankProgram& other);
+  /// Heap bytes held by this program (shared ops counted once per holder), for memory estimates.
+  [[nodiscard]] std::size_t memory_bytes() const;
+  void shrink_to_fit();
 
 private:
-  std::vector<Op> ops_;
+  struct Body {
+    std::vector<Record> records;
+    std::vector<OpIndex> deps;
+  };
+  Body& writable_body();
+  OpIndex append(Record record, std::span<const OpIndex> deps);
+
+  std::shared_ptr<NameTable> names_;
+  std::shared_ptr<Body> body_;
+  std::vector<Transfer> transfers_;
+};
+
+/// The programs of a plan, all sharing the plan's name table: used like a vector of programs.
+class RankList {
+public:
+  RankList() : names_(std::make_shared<NameTable>()) {}
+  void resize(std::size_t n);
+  void reserve(std::size_t n) { programs_.reserve(n); }
+  /// A new, empty program at the end, sharing the plan's names.
+  RankProgram& emplace_back() { return programs_.emplace_back(names_); }
+  void push_back(RankProgram program) { programs_.push_back(std::move(program)); }
+  [[nodiscard]] std::size_t size() const { return programs_.size(); }
+  [[nodiscard]] bool empty() const { return programs_.empty(); }
+  RankProgram& operator[](std::size_t r) { return programs_[r]; }
+  const RankProgram& operator[](std::size_t r) const { return programs_[r]; }
+  RankProgram& at(std::size_t r) { return programs_.at(r); }
+  [[nodiscard]] const RankProgram& at(std::size_t r) const { return programs_.at(r); }
+  auto begin() { return programs_.begin(); }
+  auto end() { return programs_.end(); }
+  [[nodiscard]] auto begin() const { return programs_.begin(); }
+  [[nodiscard]] auto end() const { return programs_.end(); }
+  [[nodiscard]] const std::shared_ptr<NameTable>& names() const { return names_; }
+
+private:
+  std::shared_ptr<NameTable> names_;
+  std::vector<RankProgram> programs_;
+};
+
+/// A permutation of the ranks under which a planner expects its plan to be unchanged (moving every
+/// rank of data-parallel replica d to replica d+1, say). Planners MAY list them; the engine proves
+/// each one against the programs and the platform's routes before using it (docs/performance.md).
+struct RankSymmetry {
+  std::string axis;        // what moves, for the run summary: "data-parallel", "tensor-parallel"
+  std::vector<int> image;  // image[r]: the rank r maps to; one entry per rank of the plan
 };
 
 /// Programs of every rank of one simulated step.
 struct Plan {
-  std::vector<RankProgram> ranks;
+  RankList ranks;
+  std::vector<RankSymmetry> symmetries;  // optional hint, see RankSymmetry
   [[nodiscard]] int rank_count() const { return static_cast<int>(ranks.size()); }
+  [[nodiscard]] std::uint64_t op_count() const;
+  [[nodiscard]] std::uint64_t transfer_count() const;  // sends + receives
 };
+
+/// Ranks with identical ops (and dependencies) keep one copy of them. Returns the number of ranks
+/// that now share another's ops.
+int share_identical_ops(Plan& plan);
 
 /// Throws SimulationError if the plan cannot be carried out: a dependency on a later op or
 /// out of range, a peer out of range, a send without its receive (or sizes that differ), or a
-/// tag used twice on the same (src, dst) pair. Runs in O(messages log messages).
+/// tag used twice on the same (src, dst) pair. Runs in O(messages log messages); see
+/// MessageIndex.hpp for the matching it builds.
 void check_plan(const Plan& plan);
 
 }  // namespace clearfog::program

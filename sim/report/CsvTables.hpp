@@ -16,7 +16,7 @@ std::string ops_csv(const program::Plan& plan, const engine::SimulationResult& r
 std::string devices_csv(const program::Plan& plan, const engine::SimulationResult& result);
 
 /// Quotes a CSV field if it holds a comma, a quote or a line break (RFC 4180).
-std::string csv_field(const std::string& text);
+std::string csv_field(std::string_view text);
 
 /// Writes ops.csv and devices.csv into `dir` (created if missing).
 void write_csv_tables(const std::filesystem::path& dir, const program::Plan& plan,

@@ -18,6 +18,10 @@ sg4::LinkInRoute in_route(sg4::Link* link, bool forward) {
 }
 
 /// Builds node zones; every node has the same graph, so its routes are looked up once.
+///
+/// Every link is created up front in the root zone, before any node zone exists: SimGrid checks a
+/// new link's name by searching every zone of the platform, so links created zone by zone cost
+/// O(links x zones) (13 s at 2,048 nodes) and links created first cost O(links log links).
 class NodeZoneBuilder {
 public:
   NodeZoneBuilder(const ClusterTopology& cluster, double host_speed, SimGridPlatform& platform)
@@ -30,6 +34,19 @@ public:
         break;
       }
     platform_.hosts.assign(static_cast<std::size_t>(cluster.endpoint_count()), nullptr);
+    const config::PlatformSpec& spec = cluster.platform();
+    const bool fabric = cluster.node_count() > 1;
+    node_links_.resize(static_cast<std::size_t>(cluster.node_count()));
+    node_nics_.resize(node_links_.size());
+    for (int node = 0; node < cluster.node_count(); ++node) {
+      for (const Link& l : cluster.node().links())
+        node_links_[node].push_back(
+            make_link(platform.root, fmt::format("node{}.{}", node, l.name), l.bandwidth_Bps, l.latency_s));
+      if (fabric)
+        for (int i = 0; i < spec.fabric.nic_count; ++i)
+          node_nics_[node].push_back(make_link(platform.root, fmt::format("node{}.nic{}", node, i),
+                                               spec.fabric.nic.bandwidth_Bps, spec.fabric.nic.latency_s));
+    }
   }
 
   /// Node `node`'s zone under `parent` (null for a lone node); returns its netpoint and gateway
@@ -38,12 +55,11 @@ public:
     if (node < 0 || node >= cluster_.node_count())
       throw Error(fmt::format("topology: the fabric zone asked for node {} of {}", node, cluster_.node_count()));
     const TopologyGraph& topology = cluster_.node();
-    const config::PlatformSpec& spec = cluster_.platform();
-    const bool fabric = parent != nullptr;
+    const bool fabric = cluster_.node_count() > 1;
     const int per_node = cluster_.devices_per_node();
 
     auto* zone = sg4::create_full_zone(fmt::format("node{}", node));
-    if (fabric) zone->set_parent(parent);
+    zone->set_parent(parent);
 
     // Every netpoint first: a full zone sizes its route table on the first add_route().
     std::vector<sg4::Host*> devices;
@@ -61,14 +77,8 @@ public:
     }
     NetPoint* gateway = fabric ? zone->create_router(fmt::format("node{}.gateway", node)) : nullptr;
 
-    std::vector<sg4::Link*> links;
-    for (const Link& l : topology.links())
-      links.push_back(make_link(zone, fmt::format("node{}.{}", node, l.name), l.bandwidth_Bps, l.latency_s));
-    std::vector<sg4::Link*> nics;
-    if (fabric)
-      for (int i = 0; i < spec.fabric.nic_count; ++i)
-        nics.push_back(make_link(zone, fmt::format("node{}.nic{}", node, i), spec.fabric.nic.bandwidth_Bps,
-                                 spec.fabric.nic.latency_s));
+    const std::vector<sg4::Link*>& links = node_links_[node];
+    const std::vector<sg4::Link*>& nics = node_nics_[node];
 
     for (int a = 0; a < per_node; ++a) {
       for (int b = 0; b < per_node; ++b) {
@@ -109,6 +119,8 @@ private:
   double host_speed_;
   SimGridPlatform& platform_;
   std::size_t switch_vertex_ = 0;
+  std::vector<std::vector<sg4::Link*>> node_links_;  // [node][edge of the node graph]
+  std::vector<std::vector<sg4::Link*>> node_nics_;   // [node][NIC]
 };
 
 template <typename To>
@@ -116,7 +128,8 @@ std::vector<To> converted(const std::vector<int>& values) {
   return std::vector<To>(values.begin(), values.end());
 }
 
-sg4::NetZone* build_fabric_zone(const config::FabricSpec& fabric, const sg4::ClusterCallbacks& callbacks) {
+sg4::NetZone* build_fabric_zone(const config::FabricSpec& fabric, const sg4::NetZone* parent,
+                                const sg4::ClusterCallbacks& callbacks) {
   const double bw = fabric.link.bandwidth_Bps;
   const double lat = fabric.link.latency_s;
   const auto policy = sg4::Link::SharingPolicy::SPLITDUPLEX;  // each direction has the full bandwidth
@@ -125,16 +138,16 @@ sg4::NetZone* build_fabric_zone(const config::FabricSpec& fabric, const sg4::Clu
       const sg4::FatTreeParams params(static_cast<unsigned>(fabric.fat_tree_down.size()),
                                       converted<unsigned>(fabric.fat_tree_down), converted<unsigned>(fabric.fat_tree_up),
                                       converted<unsigned>(fabric.fat_tree_parallel));
-      return sg4::create_fatTree_zone("fabric", nullptr, params, callbacks, bw, lat, policy);
+      return sg4::create_fatTree_zone("fabric", parent, params, callbacks, bw, lat, policy);
     }
     case config::FabricTopology::Torus:
-      return sg4::create_torus_zone("fabric", nullptr, converted<unsigned long>(fabric.torus_dims), callbacks, bw, lat,
+      return sg4::create_torus_zone("fabric", parent, converted<unsigned long>(fabric.torus_dims), callbacks, bw, lat,
                                     policy);
     case config::FabricTopology::Dragonfly: {
       const auto& d = fabric.dragonfly;
       auto u = [](int v) { return static_cast<unsigned>(v); };
       const sg4::DragonflyParams params({u(d[0]), u(d[1])}, {u(d[2]), u(d[3])}, {u(d[4]), u(d[5])}, u(d[6]));
-      return sg4::create_dragonfly_zone("fabric", nullptr, params, callbacks, bw, lat, policy);
+      return sg4::create_dragonfly_zone("fabric", parent, params, callbacks, bw, lat, policy);
     }
   }
   throw Error("topology: unknown fabric topology");
@@ -144,9 +157,10 @@ sg4::NetZone* build_fabric_zone(const config::FabricSpec& fabric, const sg4::Clu
 
 SimGridPlatform build_simgrid_platform(const ClusterTopology& cluster, double host_speed) {
   SimGridPlatform platform;
+  platform.root = sg4::create_full_zone("clearfog");
   NodeZoneBuilder nodes(cluster, host_speed, platform);
   if (cluster.node_count() == 1) {
-    nodes.build(0, nullptr);
+    nodes.build(0, platform.root);
     return platform;
   }
   // SimGrid calls back once per leaf with the leaf's id (0 … nodes-1); each leaf is a node zone
@@ -155,7 +169,7 @@ SimGridPlatform build_simgrid_platform(const ClusterTopology& cluster, double ho
       [&nodes](sg4::NetZone* fabric, const std::vector<unsigned long>& /*coord*/, unsigned long id) {
         return nodes.build(static_cast<int>(id), fabric);
       });
-  build_fabric_zone(cluster.platform().fabric, callbacks)->seal();
+  build_fabric_zone(cluster.platform().fabric, platform.root, callbacks)->seal();
   for (std::size_t e = 0; e < platform.hosts.size(); ++e)
     if (platform.hosts[e] == nullptr)
       throw Error(fmt::format("topology: the {} fabric left endpoint {} without a host",

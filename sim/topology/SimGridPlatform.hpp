@@ -5,13 +5,17 @@
 // from TopologyGraph::route(). With several nodes, each node zone also has a gateway router and
 // one split-duplex link per NIC, and the node zones are the leaves of a SimGrid fat-tree, torus or
 // dragonfly zone built from the fabric parameters. Routing is hierarchical: no route table spans
-// the cluster. Must be called once per process, after the SimGrid engine exists and before it runs.
+// the cluster. All of it sits under a root full zone that also holds every link (created before any
+// zone, which keeps the build O(links log links)); a symmetric replay adds its own zone beside the
+// cluster's (engine/QuotientPlatform.hpp). Must be called once per process, after the SimGrid engine
+// exists and before it runs; the root is left unsealed.
 #include <vector>
 
 #include "topology/ClusterTopology.hpp"
 
 namespace simgrid::s4u {
 class Host;
+class NetZone;
 }
 
 namespace clearfog::topology {
@@ -20,6 +24,7 @@ struct SimGridPlatform {
   /// index = endpoint: devices node-major, then each node's reducing switch
   /// (ClusterTopology::reduction_switch()).
   std::vector<simgrid::s4u::Host*> hosts;
+  simgrid::s4u::NetZone* root = nullptr;  // the cluster's zone is its only child
 };
 
 /// host_speed: the nominal speed given to every host; the engine converts op durations into

@@ -1,0 +1,265 @@
+#include "engine/ActivityReplay.hpp"
+
+#include <fmt/format.h>
+#include <simgrid/kernel/Timer.hpp>
+#include <simgrid/s4u/Activity.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "core/Errors.hpp"
+#include "core/Units.hpp"
+
+namespace sg4 = simgrid::s4u;
+using clearfog::program::OpIndex;
+using clearfog::program::OpKind;
+
+namespace clearfog::engine {
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint8_t kSendPosted = 1;
+constexpr std::uint8_t kRecvPosted = 2;
+constexpr auto kProgressPeriod = std::chrono::seconds(5);
+
+/// SimGrid's completion signal is global; it reaches the replay of this process through this.
+ActivityReplay* g_current = nullptr;
+
+double now() { return sg4::Engine::get_clock(); }
+
+}  // namespace
+
+ActivityReplay::ActivityReplay(const program::Plan& plan, const program::MessageIndex& index, ReplayRanks ranks,
+                               const ReplayOptions& options)
+    : plan_(plan), index_(index), ranks_(std::move(ranks)), options_(options) {
+  slots_.resize(ranks_.ranks.size());
+  for (std::size_t s = 0; s < slots_.size(); ++s) {
+    Slot& slot = slots_[s];
+    slot.rank = ranks_.ranks[s];
+    slot.program = &plan.ranks[slot.rank];
+    const OpIndex n = slot.program->size();
+    slot.done.assign(n, 0);
+    slot.pending.assign(n, 0);
+    slot.waiting_head.assign(n, kNone);
+    slot.waiting_next.assign(n, kNone);
+    slot.posted.assign(slot.program->transfers().size(), 0);
+    slot.timings.assign(n, OpTiming{});
+    ops_total_ += n;
+  }
+  static bool connected = false;  // a signal cannot be disconnected; connect it once per process
+  if (!connected) {
+    sg4::Activity::on_completion_cb([](const sg4::Activity& a) {
+      if (g_current != nullptr) g_current->on_flow_done(a);
+    });
+    connected = true;
+  }
+  g_current = this;
+}
+
+ActivityReplay::~ActivityReplay() {
+  if (g_current == this) g_current = nullptr;
+}
+
+void ActivityReplay::run() {
+  started_at_ = last_report_ = std::chrono::steady_clock::now();
+  start_streams();
+  drain();
+  sg4::Engine::get_instance()->run();
+  releasing_ = nullptr;
+  flows_.clear();
+  if (stopped_)
+    throw SimulationError(fmt::format("stopped by --timeout at simulated time {} with {} of {} ops done",
+                                      units::format(now(), units::Dimension::Time), ops_done_, ops_total_));
+  if (ops_done_ != ops_total_)
+    throw SimulationError(fmt::format("deadlock: the replay stopped at t = {:.9g} s with {} of {} ops unfinished:{}",
+                                      now(), ops_total_ - ops_done_, ops_total_, describe_stuck_ops()));
+}
+
+void ActivityReplay::start_streams() {
+  for (std::uint32_t s = 0; s < slots_.size(); ++s) {
+    Slot& slot = slots_[s];
+    slot.head.fill(kNone);
+    for (OpIndex i = 0; i < slot.program->size(); ++i) {
+      auto& head = slot.head[static_cast<int>(slot.program->record(i).stream)];
+      if (head == kNone) head = i;
+    }
+    for (const std::uint32_t head : slot.head)
+      if (head != kNone) try_start(s, head);
+  }
+}
+
+/// `op` heads its stream: it starts once its dependencies are done, or waits in the list of the
+/// first one that is not.
+void ActivityReplay::try_start(std::uint32_t s, std::uint32_t op) {
+  Slot& slot = slots_[s];
+  const auto deps = slot.program->deps(op);
+  std::uint32_t& checked = slot.pending[op];
+  while (checked < deps.size()) {
+    const OpIndex d = deps[checked];
+    if (!slot.done[d]) {
+      slot.waiting_next[op] = slot.waiting_head[d];
+      slot.waiting_head[d] = op;
+      return;
+    }
+    ++checked;
+  }
+  begin(s, op);
+}
+
+void ActivityReplay::begin(std::uint32_t s, std::uint32_t op) {
+  Slot& slot = slots_[s];
+  const auto& record = slot.program->record(op);
+  slot.timings[op].start_s = now();
+  // Compute ops never share a device's compute stream, so a timer is exact where an Exec would be.
+  if (record.kind == OpKind::Compute) {
+    if (record.seconds > 0)
+      simgrid::kernel::timer::Timer::set(now() + record.seconds, [this, s, op] {
+        if (stopped_) return;
+        finished_.emplace_back(s, op);
+        drain();
+      });
+    else
+      finished_.emplace_back(s, op);
+    return;
+  }
+  if (record.seconds > 0)
+    simgrid::kernel::timer::Timer::set(now() + record.seconds, [this, s, op] {
+      if (stopped_) return;
+      post(s, op);
+      drain();
+    });
+  else
+    post(s, op);
+}
+
+/// An exchange posts all its transfers; each starts as soon as its other end is posted too.
+void ActivityReplay::post(std::uint32_t s, std::uint32_t op) {
+  Slot& slot = slots_[s];
+  const auto& record = slot.program->record(op);
+  const std::uint32_t begin = record.first_transfer;
+  const std::uint32_t sends_end = begin + record.send_count;
+  const std::uint32_t end = slot.program->transfer_end(op);
+  slot.pending[op] = end - begin;
+  if (begin == end) {
+    finished_.emplace_back(s, op);
+    return;
+  }
+  for (std::uint32_t t = begin; t < sends_end; ++t)
+    if ((slot.posted[t] |= kSendPosted) & kRecvPosted) start_flow(s, t);
+  const auto& transfers = slot.program->transfers();
+  for (std::uint32_t t = sends_end; t < end; ++t) {
+    const auto peer_slot = static_cast<std::uint32_t>(ranks_.slot_of_rank[transfers[t].peer]);
+    const std::uint32_t peer_t = index_.partner(slot.rank, t);
+    if ((slots_[peer_slot].posted[peer_t] |= kRecvPosted) & kSendPosted) start_flow(peer_slot, peer_t);
+  }
+}
+
+/// Starts the message of send `transfer` of slot `s` as a SimGrid comm between the two hosts.
+void ActivityReplay::start_flow(std::uint32_t s, std::uint32_t transfer) {
+  const Slot& slot = slots_[s];
+  const program::Transfer& t = slot.program->transfers()[transfer];
+  Flow flow;
+  flow.send_slot = s;
+  flow.send_op = slot.program->op_of_transfer(transfer);
+  flow.recv_slot = static_cast<std::uint32_t>(ranks_.slot_of_rank[t.peer]);
+  flow.recv_op = slots_[flow.recv_slot].program->op_of_transfer(index_.partner(slot.rank, transfer));
+  std::uint32_t id;
+  if (free_flows_.empty()) {
+    id = static_cast<std::uint32_t>(flows_.size());
+    flows_.emplace_back();
+  } else {
+    id = free_flows_.back();
+    free_flows_.pop_back();
+  }
+  auto comm = sg4::Comm::sendto_init();
+  comm->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
+  comm->set_payload_size(static_cast<std::uint64_t>(std::llround(t.bytes)));
+  comm->set_source(ranks_.hosts[s]);
+  comm->set_destination(ranks_.receiver_host[t.peer]);  // starts it, unless it carries 0 bytes
+  if (comm->get_state() != sg4::Activity::State::STARTED) comm->start();
+  flow.comm = std::move(comm);
+  flows_[id] = std::move(flow);
+  ++messages_started_;
+}
+
+void ActivityReplay::on_flow_done(const sg4::Activity& activity) {
+  const auto id = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(activity.get_data<void>()));
+  Flow& flow = flows_[id];
+  // SimGrid is still inside this comm's completion: free it only once the next one completes.
+  releasing_ = std::move(flow.comm);
+  free_flows_.push_back(id);
+  if (stopped_) return;
+  transfer_done(flow.send_slot, flow.send_op);
+  transfer_done(flow.recv_slot, flow.recv_op);
+  drain();
+}
+
+void ActivityReplay::transfer_done(std::uint32_t s, std::uint32_t op) {
+  if (--slots_[s].pending[op] == 0) finished_.emplace_back(s, op);
+}
+
+void ActivityReplay::drain() {
+  while (!finished_.empty()) {
+    const auto [s, op] = finished_.back();
+    finished_.pop_back();
+    complete(s, op);
+  }
+}
+
+/// `op` ended: the next op of its stream becomes the head, and the ops waiting for it try again.
+void ActivityReplay::complete(std::uint32_t s, std::uint32_t op) {
+  Slot& slot = slots_[s];
+  slot.done[op] = 1;
+  slot.timings[op].end_s = now();
+  if ((++ops_done_ & 0xfff) == 0) check_clock();
+  const auto stream = slot.program->record(op).stream;
+  std::uint32_t next = op + 1;
+  while (next < slot.program->size() && slot.program->record(next).stream != stream) ++next;
+  slot.head[static_cast<int>(stream)] = next < slot.program->size() ? next : kNone;
+  if (next < slot.program->size()) try_start(s, next);
+  std::uint32_t w = slot.waiting_head[op];
+  slot.waiting_head[op] = kNone;
+  while (w != kNone) {
+    const std::uint32_t after = slot.waiting_next[w];
+    try_start(s, w);
+    w = after;
+  }
+}
+
+void ActivityReplay::check_clock() {
+  const auto t = std::chrono::steady_clock::now();
+  if (options_.deadline && t > *options_.deadline) stopped_ = true;
+  if (options_.progress && t - last_report_ >= kProgressPeriod) {
+    last_report_ = t;
+    std::fprintf(stderr, "clearfog: replayed %s of simulated time, %.1f %% of %llu ops, %.0f s\n",
+                 units::format(now(), units::Dimension::Time).c_str(),
+                 100.0 * static_cast<double>(ops_done_) / static_cast<double>(std::max<std::uint64_t>(1, ops_total_)),
+                 static_cast<unsigned long long>(ops_total_), std::chrono::duration<double>(t - started_at_).count());
+  }
+}
+
+std::string ActivityReplay::describe_stuck_ops() const {
+  std::string text;
+  int listed = 0;
+  for (const Slot& slot : slots_) {
+    for (const std::uint32_t i : slot.head) {
+      if (i == kNone || listed >= 16) continue;
+      const auto op = slot.program->op(i);
+      text += fmt::format("\n  rank {} {} stream stuck at op {} ({})", slot.rank, program::stream_name(op.stream), i,
+                          op.name);
+      for (const OpIndex d : op.deps)
+        if (!slot.done[d]) text += fmt::format("; waits for op {} ({})", d, slot.program->name(d));
+      if (slot.timings[i].start_s >= 0) {
+        for (const auto& t : op.recvs) text += fmt::format("; waits for tag {} from rank {}", t.tag, t.peer);
+        for (const auto& t : op.sends) text += fmt::format("; sends tag {} to rank {}", t.tag, t.peer);
+      }
+      ++listed;
+    }
+  }
+  return text;
+}
+
+}  // namespace clearfog::engine

@@ -1,0 +1,101 @@
+#pragma once
+// The actor-free replay (docs/step-model.md, section 5). The engine's main loop starts SimGrid
+// activities itself: a timer for a compute op or an exchange's overhead, a host-to-host comm for a
+// transfer once both of its ends are posted. A completion callback finishes the op, which starts
+// the next op of its stream and the ops that waited for it. Per-rank state is plain arrays: no
+// actor, mailbox, simcall or context switch per op.
+//
+// It replays "slots": every rank of the plan (full replay) or one representative per class of
+// isomorphic ranks (symmetric replay, engine/Symmetry.hpp). A transfer to rank z goes to the host
+// `receiver_host[z]` and completes the slot `slot_of_rank[z]`, at the transfer index the plan's
+// MessageIndex gives; isomorphic ranks have identical layouts, so that index is valid in the slot.
+#include <simgrid/s4u/Comm.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "engine/ReplayOptions.hpp"
+#include "engine/SimulationResult.hpp"
+#include "program/MessageIndex.hpp"
+#include "program/Program.hpp"
+
+namespace simgrid::s4u {
+class Host;
+class Activity;
+}  // namespace simgrid::s4u
+
+namespace clearfog::engine {
+
+struct ReplayRanks {
+  std::vector<int> ranks;                          // plan rank replayed by each slot
+  std::vector<simgrid::s4u::Host*> hosts;          // host of each slot
+  std::vector<int> slot_of_rank;                   // [plan rank] the slot whose timeline it shares (-1: none)
+  std::vector<simgrid::s4u::Host*> receiver_host;  // [plan rank] where a replayed send to it goes
+};
+
+class ActivityReplay {
+public:
+  ActivityReplay(const program::Plan& plan, const program::MessageIndex& index, ReplayRanks ranks,
+                 const ReplayOptions& options);
+  ~ActivityReplay();
+  ActivityReplay(const ActivityReplay&) = delete;
+  ActivityReplay& operator=(const ActivityReplay&) = delete;
+
+  /// Runs the SimGrid engine until nothing is left to do. Throws SimulationError if ops were left
+  /// (a deadlock, naming what waits on what) or the deadline passed.
+  void run();
+
+  [[nodiscard]] const ReplayRanks& ranks() const { return ranks_; }
+  [[nodiscard]] std::vector<OpTiming>& timings(int slot) { return slots_[slot].timings; }
+  [[nodiscard]] std::uint64_t ops() const { return ops_total_; }
+  [[nodiscard]] std::uint64_t messages() const { return messages_started_; }
+
+private:
+  struct Slot {
+    const program::RankProgram* program = nullptr;
+    int rank = -1;
+    std::vector<std::uint8_t> done;
+    std::vector<std::uint32_t> pending;       // before the op starts: deps checked; then transfers left
+    std::vector<std::uint32_t> waiting_head;  // first op waiting for this one (kNone: none)
+    std::vector<std::uint32_t> waiting_next;  // next op in the list this op waits in
+    std::vector<std::uint8_t> posted;         // per transfer, kept at its send: which ends are posted
+    std::array<std::uint32_t, program::kStreamCount> head{};  // op each stream runs or waits to run
+    std::vector<OpTiming> timings;
+  };
+  struct Flow {
+    std::uint32_t send_slot = 0, send_op = 0, recv_slot = 0, recv_op = 0;
+    simgrid::s4u::CommPtr comm;
+  };
+
+  void start_streams();
+  void try_start(std::uint32_t s, std::uint32_t op);
+  void begin(std::uint32_t s, std::uint32_t op);
+  void post(std::uint32_t s, std::uint32_t op);
+  void start_flow(std::uint32_t s, std::uint32_t transfer);
+  void transfer_done(std::uint32_t s, std::uint32_t op);
+  void complete(std::uint32_t s, std::uint32_t op);
+  void drain();
+  void on_flow_done(const simgrid::s4u::Activity& activity);
+  void check_clock();
+  [[nodiscard]] std::string describe_stuck_ops() const;
+
+  const program::Plan& plan_;
+  const program::MessageIndex& index_;
+  ReplayRanks ranks_;
+  ReplayOptions options_;
+  std::vector<Slot> slots_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> finished_;  // ops done, to release
+  std::vector<Flow> flows_;
+  std::vector<std::uint32_t> free_flows_;
+  simgrid::s4u::CommPtr releasing_;  // the comm whose completion is being handled
+  std::uint64_t ops_total_ = 0;
+  std::uint64_t ops_done_ = 0;
+  std::uint64_t messages_started_ = 0;
+  bool stopped_ = false;  // past the deadline: let activities drain, start nothing new
+  std::chrono::steady_clock::time_point started_at_;
+  std::chrono::steady_clock::time_point last_report_;
+};
+
+}  // namespace clearfog::engine
