@@ -7,7 +7,7 @@ CLEARFOG_BUILD="${CLEARFOG_BUILD:-$CLEARFOG_ROOT/build}"
 
 # Every build and test dependency, from Debian (bookworm) packages; nothing is downloaded at build time.
 CLEARFOG_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev catch2
-                   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev)
+                   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libjemalloc-dev)
 
 clearfog_install_packages() {
   local missing=()

@@ -9,7 +9,9 @@
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
 #include "core/Errors.hpp"
+#include "core/Units.hpp"
 #include "driver/ScenarioRun.hpp"
+#include "engine/MemoryBudget.hpp"
 #include "report/ChromeTrace.hpp"
 #include "report/CsvTables.hpp"
 #include "report/OpTable.hpp"
@@ -17,6 +19,19 @@
 #include "report/TimelineSvg.hpp"
 
 namespace clearfog::app {
+namespace {
+
+/// --max-memory as bytes; empty: the memory the machine has available.
+double max_memory_B(const std::string& text) {
+  if (text.empty()) return engine::available_memory_B();
+  try {
+    return units::parse(text, units::Dimension::Bytes);
+  } catch (const units::UnitError& e) {
+    throw ConfigError({Diagnostic{{"--max-memory", 0, 0}, "max-memory", e.what()}});
+  }
+}
+
+}  // namespace
 
 Command add_run_command(CLI::App& app) {
   struct Options {
@@ -28,6 +43,8 @@ Command add_run_command(CLI::App& app) {
     std::string timeline_file;  // SVG Gantt chart
     std::string csv_dir;        // ops.csv and devices.csv
     driver::RunOptions run;
+    double timeout_s = 0;
+    std::string max_memory;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "simulate one training iteration of a scenario and print a summary");
@@ -40,21 +57,30 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--csv", o->csv_dir, "write ops.csv and devices.csv to DIR");
   cmd->add_flag("--no-symmetry", [o](std::int64_t) { o->run.replay.symmetry = false; },
                 "replay every rank, even where data- or tensor-parallel ranks are proven isomorphic");
+  cmd->add_option("--timeout", o->timeout_s, "stop (exit 1) after SECONDS of wall time")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-memory", o->max_memory,
+                  "refuse (exit 2) a run estimated to need more, e.g. 8GiB (default: the memory available)");
   // Hidden: the actor-based replay, kept to compare against until it is removed.
   cmd->add_flag("--legacy-replay", o->run.legacy_replay)->group("");
   return {cmd, [o] {
             std::vector<config::Override> overrides;
             for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
-            const auto scenario = config::load_scenario(o->scenario_file, overrides);
             const auto start = std::chrono::steady_clock::now();
+            if (o->timeout_s > 0) o->run.replay.deadline = start + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                                        std::chrono::duration<double>(o->timeout_s));
+            o->run.replay.max_memory_B = max_memory_B(o->max_memory);
+            o->run.replay.progress = true;
+            const auto scenario = config::load_scenario(o->scenario_file, overrides);
             const auto run = driver::run_scenario(scenario, o->run);
             const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (o->format == "json") {
               auto j = report::summary_json(scenario, run.metrics);
+              j["simulation"]["replay"] = report::replay_json(run.simulation.replay);
               if (o->ops) j["kernels"] = report::op_table_json(scenario, run.step);
               std::cout << j.dump(2) << '\n';
             } else {
-              std::cout << report::render_summary_text(scenario, run.metrics);
+              std::cout << report::render_summary_text(scenario, run.metrics)
+                        << report::render_replay_text(run.simulation.replay);
               if (o->ops) std::cout << report::render_op_table(scenario, run.step);
             }
             auto write = [](const std::string& file, const std::string& text) {

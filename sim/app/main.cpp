@@ -1,5 +1,6 @@
 // clearfog command line. The only place where exceptions become messages and exit codes:
-// 0 success, 1 a simulation or internal error, 2 bad input (configuration or arguments).
+// 0 success, 1 a simulation or internal error, 2 bad input (configuration or arguments, or a run
+// larger than --max-memory allows).
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -48,6 +49,9 @@ int main(int argc, char** argv) {
       if (*c.subcommand) return c.run();
   } catch (const ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << '\n';
+    return kExitBadInput;
+  } catch (const BudgetError& e) {
+    std::cerr << "error: " << e.what() << '\n';
     return kExitBadInput;
   } catch (const SimulationError& e) {
     std::cerr << "simulation error: " << e.what() << '\n';

@@ -1,6 +1,6 @@
 #pragma once
 // Typed exceptions of clearfog. Library code throws these; only app/main.cpp turns them into
-// messages and exit codes (ConfigError -> 2, everything else -> 1).
+// messages and exit codes (ConfigError and BudgetError -> 2, everything else -> 1).
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,6 +38,13 @@ public:
 
 private:
   std::vector<Diagnostic> diagnostics_;
+};
+
+/// A run that would need more than the memory it may use (`clearfog run --max-memory`), refused
+/// before it starts; the message gives the estimate and what would make the run smaller.
+class BudgetError : public Error {
+public:
+  using Error::Error;
 };
 
 /// A plan that cannot be carried out (unmatched messages, dependency cycles) or a simulation that

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/Errors.hpp"
+#include "core/PhaseTimer.hpp"
 #include "driver/CollectiveRun.hpp"
 #include "driver/ProtocolChoice.hpp"
 #include "driver/TuningTable.hpp"
@@ -86,6 +88,7 @@ bool plain_data_parallel(const config::ScenarioSpec& s) {
 
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions& run_options) {
   ScenarioRun run;
+  PhaseTimer phases;
   const auto topology = topology::ClusterTopology::build(scenario.platform);
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
   if (plain_data_parallel(scenario)) {
@@ -98,10 +101,19 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions&
                                  scenario.collectives.fidelity == config::Fidelity::Fluid);
     run.step = parallel::plan_parallel_step(scenario, costs, group_collectives(topology, scenario), options);
   }
+  phases.mark("planned");
+  const int shared = program::share_identical_ops(run.step.plan);
+  phases.mark("identical programs shared");
+  spdlog::debug("{} of {} ranks share another rank's ops", shared, run.step.plan.rank_count());
+  const auto& deadline = run_options.replay.deadline;
+  if (deadline && std::chrono::steady_clock::now() > *deadline)
+    throw SimulationError("stopped by --timeout while planning, before the replay started");
   spdlog::debug("planned {} ranks, {} gradient buckets", run.step.plan.rank_count(), run.step.buckets.size());
   run.simulation = run_options.legacy_replay ? engine::simulate_legacy(topology, run.step.plan)
                                              : engine::simulate(topology, run.step.plan, run_options.replay);
+  phases.mark("simulated");
   run.metrics = report::compute_step_metrics(scenario, run.step, run.simulation);
+  phases.mark("metrics");
   return run;
 }
 

@@ -21,8 +21,6 @@ namespace clearfog::engine {
 namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-constexpr std::uint8_t kSendPosted = 1;
-constexpr std::uint8_t kRecvPosted = 2;
 constexpr auto kProgressPeriod = std::chrono::seconds(5);
 
 /// SimGrid's completion signal is global; it reaches the replay of this process through this.
@@ -41,11 +39,8 @@ ActivityReplay::ActivityReplay(const program::Plan& plan, const program::Message
     slot.rank = ranks_.ranks[s];
     slot.program = &plan.ranks[slot.rank];
     const OpIndex n = slot.program->size();
-    slot.done.assign(n, 0);
-    slot.pending.assign(n, 0);
-    slot.waiting_head.assign(n, kNone);
-    slot.waiting_next.assign(n, kNone);
-    slot.posted.assign(slot.program->transfers().size(), 0);
+    slot.ops.assign(n, OpState{0, kNone, kNone, 0});
+    slot.posted.assign(slot.program->transfer_count(), Posting{kNone, kNone});
     slot.timings.assign(n, OpTiming{});
     ops_total_ += n;
   }
@@ -83,7 +78,7 @@ void ActivityReplay::start_streams() {
     Slot& slot = slots_[s];
     slot.head.fill(kNone);
     for (OpIndex i = 0; i < slot.program->size(); ++i) {
-      auto& head = slot.head[static_cast<int>(slot.program->record(i).stream)];
+      auto& head = slot.head[static_cast<int>(slot.program->stream(i))];
       if (head == kNone) head = i;
     }
     for (const std::uint32_t head : slot.head)
@@ -96,12 +91,12 @@ void ActivityReplay::start_streams() {
 void ActivityReplay::try_start(std::uint32_t s, std::uint32_t op) {
   Slot& slot = slots_[s];
   const auto deps = slot.program->deps(op);
-  std::uint32_t& checked = slot.pending[op];
+  std::uint32_t& checked = slot.ops[op].pending;
   while (checked < deps.size()) {
-    const OpIndex d = deps[checked];
-    if (!slot.done[d]) {
-      slot.waiting_next[op] = slot.waiting_head[d];
-      slot.waiting_head[d] = op;
+    OpState& d = slot.ops[deps[checked]];
+    if (!d.done) {
+      slot.ops[op].waiting_next = d.waiting_head;
+      d.waiting_head = op;
       return;
     }
     ++checked;
@@ -111,12 +106,12 @@ void ActivityReplay::try_start(std::uint32_t s, std::uint32_t op) {
 
 void ActivityReplay::begin(std::uint32_t s, std::uint32_t op) {
   Slot& slot = slots_[s];
-  const auto& record = slot.program->record(op);
+  const double seconds = slot.program->seconds(op);
   slot.timings[op].start_s = now();
   // Compute ops never share a device's compute stream, so a timer is exact where an Exec would be.
-  if (record.kind == OpKind::Compute) {
-    if (record.seconds > 0)
-      simgrid::kernel::timer::Timer::set(now() + record.seconds, [this, s, op] {
+  if (slot.program->kind(op) == OpKind::Compute) {
+    if (seconds > 0)
+      simgrid::kernel::timer::Timer::set(now() + seconds, [this, s, op] {
         if (stopped_) return;
         finished_.emplace_back(s, op);
         drain();
@@ -125,8 +120,8 @@ void ActivityReplay::begin(std::uint32_t s, std::uint32_t op) {
       finished_.emplace_back(s, op);
     return;
   }
-  if (record.seconds > 0)
-    simgrid::kernel::timer::Timer::set(now() + record.seconds, [this, s, op] {
+  if (seconds > 0)
+    simgrid::kernel::timer::Timer::set(now() + seconds, [this, s, op] {
       if (stopped_) return;
       post(s, op);
       drain();
@@ -138,34 +133,37 @@ void ActivityReplay::begin(std::uint32_t s, std::uint32_t op) {
 /// An exchange posts all its transfers; each starts as soon as its other end is posted too.
 void ActivityReplay::post(std::uint32_t s, std::uint32_t op) {
   Slot& slot = slots_[s];
-  const auto& record = slot.program->record(op);
-  const std::uint32_t begin = record.first_transfer;
-  const std::uint32_t sends_end = begin + record.send_count;
+  const std::uint32_t begin = slot.program->transfer_begin(op);
+  const std::uint32_t sends_end = slot.program->sends_end(op);
   const std::uint32_t end = slot.program->transfer_end(op);
-  slot.pending[op] = end - begin;
+  slot.ops[op].pending = end - begin;
   if (begin == end) {
     finished_.emplace_back(s, op);
     return;
   }
-  for (std::uint32_t t = begin; t < sends_end; ++t)
-    if ((slot.posted[t] |= kSendPosted) & kRecvPosted) start_flow(s, t);
-  const auto& transfers = slot.program->transfers();
+  for (std::uint32_t t = begin; t < sends_end; ++t) {
+    Posting& ends = slot.posted[t];
+    ends.send_op = op;
+    if (ends.recv_op != kNone) start_flow(s, t, ends);
+  }
   for (std::uint32_t t = sends_end; t < end; ++t) {
-    const auto peer_slot = static_cast<std::uint32_t>(ranks_.slot_of_rank[transfers[t].peer]);
+    const auto peer_slot = static_cast<std::uint32_t>(ranks_.slot_of_rank[slot.program->peer(t)]);
     const std::uint32_t peer_t = index_.partner(slot.rank, t);
-    if ((slots_[peer_slot].posted[peer_t] |= kRecvPosted) & kSendPosted) start_flow(peer_slot, peer_t);
+    Posting& ends = slots_[peer_slot].posted[peer_t];
+    ends.recv_op = op;
+    if (ends.send_op != kNone) start_flow(peer_slot, peer_t, ends);
   }
 }
 
 /// Starts the message of send `transfer` of slot `s` as a SimGrid comm between the two hosts.
-void ActivityReplay::start_flow(std::uint32_t s, std::uint32_t transfer) {
+void ActivityReplay::start_flow(std::uint32_t s, std::uint32_t transfer, const Posting& ends) {
   const Slot& slot = slots_[s];
-  const program::Transfer& t = slot.program->transfers()[transfer];
+  const int peer = slot.program->peer(transfer);
   Flow flow;
   flow.send_slot = s;
-  flow.send_op = slot.program->op_of_transfer(transfer);
-  flow.recv_slot = static_cast<std::uint32_t>(ranks_.slot_of_rank[t.peer]);
-  flow.recv_op = slots_[flow.recv_slot].program->op_of_transfer(index_.partner(slot.rank, transfer));
+  flow.send_op = ends.send_op;
+  flow.recv_slot = static_cast<std::uint32_t>(ranks_.slot_of_rank[peer]);
+  flow.recv_op = ends.recv_op;
   std::uint32_t id;
   if (free_flows_.empty()) {
     id = static_cast<std::uint32_t>(flows_.size());
@@ -176,9 +174,9 @@ void ActivityReplay::start_flow(std::uint32_t s, std::uint32_t transfer) {
   }
   auto comm = sg4::Comm::sendto_init();
   comm->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
-  comm->set_payload_size(static_cast<std::uint64_t>(std::llround(t.bytes)));
+  comm->set_payload_size(static_cast<std::uint64_t>(std::llround(slot.program->bytes(transfer))));
   comm->set_source(ranks_.hosts[s]);
-  comm->set_destination(ranks_.receiver_host[t.peer]);  // starts it, unless it carries 0 bytes
+  comm->set_destination(ranks_.receiver_host[peer]);  // starts it, unless it carries 0 bytes
   if (comm->get_state() != sg4::Activity::State::STARTED) comm->start();
   flow.comm = std::move(comm);
   flows_[id] = std::move(flow);
@@ -198,7 +196,7 @@ void ActivityReplay::on_flow_done(const sg4::Activity& activity) {
 }
 
 void ActivityReplay::transfer_done(std::uint32_t s, std::uint32_t op) {
-  if (--slots_[s].pending[op] == 0) finished_.emplace_back(s, op);
+  if (--slots_[s].ops[op].pending == 0) finished_.emplace_back(s, op);
 }
 
 void ActivityReplay::drain() {
@@ -212,18 +210,18 @@ void ActivityReplay::drain() {
 /// `op` ended: the next op of its stream becomes the head, and the ops waiting for it try again.
 void ActivityReplay::complete(std::uint32_t s, std::uint32_t op) {
   Slot& slot = slots_[s];
-  slot.done[op] = 1;
+  slot.ops[op].done = 1;
   slot.timings[op].end_s = now();
   if ((++ops_done_ & 0xfff) == 0) check_clock();
-  const auto stream = slot.program->record(op).stream;
+  const auto stream = slot.program->stream(op);
   std::uint32_t next = op + 1;
-  while (next < slot.program->size() && slot.program->record(next).stream != stream) ++next;
+  while (next < slot.program->size() && slot.program->stream(next) != stream) ++next;
   slot.head[static_cast<int>(stream)] = next < slot.program->size() ? next : kNone;
   if (next < slot.program->size()) try_start(s, next);
-  std::uint32_t w = slot.waiting_head[op];
-  slot.waiting_head[op] = kNone;
+  std::uint32_t w = slot.ops[op].waiting_head;
+  slot.ops[op].waiting_head = kNone;
   while (w != kNone) {
-    const std::uint32_t after = slot.waiting_next[w];
+    const std::uint32_t after = slot.ops[w].waiting_next;
     try_start(s, w);
     w = after;
   }
@@ -251,7 +249,7 @@ std::string ActivityReplay::describe_stuck_ops() const {
       text += fmt::format("\n  rank {} {} stream stuck at op {} ({})", slot.rank, program::stream_name(op.stream), i,
                           op.name);
       for (const OpIndex d : op.deps)
-        if (!slot.done[d]) text += fmt::format("; waits for op {} ({})", d, slot.program->name(d));
+        if (!slot.ops[d].done) text += fmt::format("; waits for op {} ({})", d, slot.program->name(d));
       if (slot.timings[i].start_s >= 0) {
         for (const auto& t : op.recvs) text += fmt::format("; waits for tag {} from rank {}", t.tag, t.peer);
         for (const auto& t : op.sends) text += fmt::format("; sends tag {} to rank {}", t.tag, t.peer);

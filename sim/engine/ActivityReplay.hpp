@@ -53,14 +53,23 @@ public:
   [[nodiscard]] std::uint64_t messages() const { return messages_started_; }
 
 private:
+  /// What the replay knows of one op: 16 bytes, so that one cache line holds it.
+  struct OpState {
+    std::uint32_t pending = 0;       // before the op starts: deps checked; then transfers left
+    std::uint32_t waiting_head;      // first op waiting for this one to end (kNone: none)
+    std::uint32_t waiting_next;      // next op in the list this op waits in
+    std::uint32_t done = 0;
+  };
+  /// The two ends of a message, kept at its send: the op that posted each (kNone: not yet).
+  struct Posting {
+    std::uint32_t send_op;
+    std::uint32_t recv_op;
+  };
   struct Slot {
     const program::RankProgram* program = nullptr;
     int rank = -1;
-    std::vector<std::uint8_t> done;
-    std::vector<std::uint32_t> pending;       // before the op starts: deps checked; then transfers left
-    std::vector<std::uint32_t> waiting_head;  // first op waiting for this one (kNone: none)
-    std::vector<std::uint32_t> waiting_next;  // next op in the list this op waits in
-    std::vector<std::uint8_t> posted;         // per transfer, kept at its send: which ends are posted
+    std::vector<OpState> ops;
+    std::vector<Posting> posted;  // per transfer (used at sends)
     std::array<std::uint32_t, program::kStreamCount> head{};  // op each stream runs or waits to run
     std::vector<OpTiming> timings;
   };
@@ -73,7 +82,7 @@ private:
   void try_start(std::uint32_t s, std::uint32_t op);
   void begin(std::uint32_t s, std::uint32_t op);
   void post(std::uint32_t s, std::uint32_t op);
-  void start_flow(std::uint32_t s, std::uint32_t transfer);
+  void start_flow(std::uint32_t s, std::uint32_t transfer, const Posting& ends);
   void transfer_done(std::uint32_t s, std::uint32_t op);
   void complete(std::uint32_t s, std::uint32_t op);
   void drain();

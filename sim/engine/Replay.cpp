@@ -7,7 +7,9 @@
 #include <string>
 
 #include "core/Errors.hpp"
+#include "core/PhaseTimer.hpp"
 #include "engine/ActivityReplay.hpp"
+#include "engine/MemoryBudget.hpp"
 #include "engine/QuotientPlatform.hpp"
 #include "engine/Symmetry.hpp"
 #include "program/MessageIndex.hpp"
@@ -65,7 +67,9 @@ ReplayRanks choose_ranks(const program::Plan& plan, const program::MessageIndex&
 
 SimulationResult simulate(const topology::ClusterTopology& topology, const program::Plan& plan,
                           const ReplayOptions& options) {
+  PhaseTimer phases;
   const program::MessageIndex index = program::index_messages(plan);
+  phases.mark("plan checked and messages matched");
   if (plan.rank_count() > topology.endpoint_count())
     throw SimulationError(fmt::format("plan has {} ranks but the platform only {} endpoints", plan.rank_count(),
                                       topology.endpoint_count()));
@@ -76,13 +80,21 @@ SimulationResult simulate(const topology::ClusterTopology& topology, const progr
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
   const auto platform = topology::build_simgrid_platform(topology, kHostSpeed);
+  phases.mark("SimGrid platform built");
   ReplayInfo info;
   ReplayRanks ranks = choose_ranks(plan, index, platform, options, info);
   platform.root->seal();
+  phases.mark("symmetry decided");
+  const ReplayFootprint footprint = estimate_footprint(plan, index, ranks, topology.endpoint_count());
+  spdlog::debug("estimated memory: {:.0f} MB (plan {:.0f}, index {:.0f}, state {:.0f}, SimGrid {:.0f})",
+                footprint.total_B() / 1e6, footprint.plan_B / 1e6, footprint.index_B / 1e6, footprint.state_B / 1e6,
+                footprint.simgrid_B / 1e6);
+  check_budget(footprint, options.max_memory_B, plan, index);
   spdlog::info("replay: {}, {}", info.mode, info.detail);
 
   ActivityReplay replay(plan, index, std::move(ranks), options);
   replay.run();
+  phases.mark("replayed");
 
   SimulationResult result;
   result.makespan_s = sg4::Engine::get_clock();
@@ -96,13 +108,14 @@ SimulationResult simulate(const topology::ClusterTopology& topology, const progr
   }
   for (int r = 0; r < plan.rank_count(); ++r) {
     const int slot = slot_of_rank[r];
-    if (slot >= 0 && replay.ranks().ranks[slot] != r) result.ops[r] = result.ops[replay.ranks().ranks[slot]];
+    if (slot >= 0 && replay.ranks().ranks[slot] != r) result.ops.share(r, replay.ranks().ranks[slot]);
   }
   result.ops_executed = plan.op_count();
   result.messages = index.messages();
   info.simulated_ops = replay.ops();
   info.simulated_messages = replay.messages();
   result.replay = info;
+  phases.mark("timelines collected");
   return result;
 }
 

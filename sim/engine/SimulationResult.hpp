@@ -4,13 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace clearfog::engine {
+#include "engine/RankTimings.hpp"
 
-struct OpTiming {
-  double start_s = -1;
-  double end_s = -1;
-  [[nodiscard]] double duration_s() const { return end_s - start_s; }
-};
+namespace clearfog::engine {
 
 /// How the iteration was replayed (engine/Replay.hpp): every rank ("full"), or one representative
 /// per class of ranks proven to have equal timelines ("symmetric").
@@ -23,7 +19,7 @@ struct ReplayInfo {
 
 struct SimulationResult {
   double makespan_s = 0;                        // simulated time when the last op ended
-  std::vector<std::vector<OpTiming>> ops;       // [rank][op index], aligned with the plan
+  RankTimings ops;                              // [rank][op index], aligned with the plan
   std::uint64_t ops_executed = 0;               // ops of the iteration (every rank)
   std::uint64_t messages = 0;                   // point-to-point transfers of the iteration
   ReplayInfo replay;

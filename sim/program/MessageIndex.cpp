@@ -36,39 +36,46 @@ void check_ops(const Plan& plan, int r) {
     // Deps point backwards only: this makes every plan acyclic by construction.
     for (OpIndex d : p.deps(i))
       if (d >= i) throw SimulationError(fmt::format("{} depends on op {}, which is not earlier", where(plan, r, i), d));
-    if (!(p.record(i).seconds >= 0))
+    if (!(p.seconds(i) >= 0))
       throw SimulationError(fmt::format("{} has a negative or NaN duration", where(plan, r, i)));
     for (std::uint32_t t = p.transfer_begin(i); t < p.transfer_end(i); ++t) {
-      const Transfer& x = p.transfers()[t];
-      if (x.peer < 0 || x.peer >= n || x.peer == r)
+      const int peer = p.peer(t);
+      if (peer < 0 || peer >= n || peer == r)
         throw SimulationError(
-            fmt::format("{} names peer {} (ranks 0..{}, not itself)", where(plan, r, i), x.peer, n - 1));
-      if (!(x.bytes >= 0)) throw SimulationError(fmt::format("{} moves a negative size", where(plan, r, i)));
+            fmt::format("{} names peer {} (ranks 0..{}, not itself)", where(plan, r, i), peer, n - 1));
+      if (!(p.bytes(t) >= 0)) throw SimulationError(fmt::format("{} moves a negative size", where(plan, r, i)));
     }
   }
 }
 
-/// The sends (or receives) of rank r as keys sorted by (peer, tag); a repeated key is an error.
-std::vector<Key> sorted_keys(const Plan& plan, int r, bool sends) {
+/// The receives of rank r as keys sorted by (peer, tag); a repeated key is an error.
+std::vector<Key> sorted_receives(const Plan& plan, int r) {
   const auto& p = plan.ranks[r];
   std::vector<Key> keys;
-  for (OpIndex i = 0; i < p.size(); ++i) {
-    const auto& rec = p.record(i);
-    const std::uint32_t begin = sends ? rec.first_transfer : rec.first_transfer + rec.send_count;
-    const std::uint32_t end = sends ? rec.first_transfer + rec.send_count : p.transfer_end(i);
-    for (std::uint32_t t = begin; t < end; ++t) keys.push_back(Key{p.transfers()[t].peer, t, p.transfers()[t].tag});
-  }
+  for (OpIndex i = 0; i < p.size(); ++i)
+    for (std::uint32_t t = p.sends_end(i); t < p.transfer_end(i); ++t) keys.push_back(Key{p.peer(t), t, p.tag(t)});
   std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
     return key_less(a, b) || (!key_less(b, a) && a.transfer < b.transfer);
   });
   for (std::size_t k = 1; k < keys.size(); ++k)
-    if (!key_less(keys[k - 1], keys[k])) {
-      const int src = sends ? r : keys[k].peer;
-      const int dst = sends ? keys[k].peer : r;
+    if (!key_less(keys[k - 1], keys[k]))
       throw SimulationError(fmt::format("{} reuses tag {} between ranks {} and {}",
-                                        where_transfer(plan, r, keys[k].transfer), keys[k].tag, src, dst));
-    }
+                                        where_transfer(plan, r, keys[k].transfer), keys[k].tag, keys[k].peer, r));
   return keys;
+}
+
+/// Send `t` of rank r found no receive left to match: another send of r used its tag first, or
+/// nobody receives it.
+[[noreturn]] void throw_unmatched_send(const Plan& plan, int r, std::uint32_t t) {
+  const auto& p = plan.ranks[r];
+  for (std::uint32_t u = 0; u < p.transfer_count(); ++u) {
+    const bool is_send = u < p.sends_end(p.op_of_transfer(u));
+    if (u != t && is_send && p.peer(u) == p.peer(t) && p.tag(u) == p.tag(t))
+      throw SimulationError(fmt::format("{} reuses tag {} between ranks {} and {}",
+                                        where_transfer(plan, r, std::max(u, t)), p.tag(t), r, p.peer(t)));
+  }
+  throw SimulationError(fmt::format("{} sends tag {} to rank {}, which never receives it", where_transfer(plan, r, t),
+                                    p.tag(t), p.peer(t)));
 }
 
 }  // namespace
@@ -87,26 +94,28 @@ MessageIndex index_messages(const Plan& plan) {
   index.partner_.resize(static_cast<std::size_t>(n));
   std::vector<std::vector<Key>> recvs(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
-    index.partner_[r].assign(plan.ranks[r].transfers().size(), kUnmatched);
-    recvs[r] = sorted_keys(plan, r, false);
+    index.partner_[r].assign(plan.ranks[r].transfer_count(), kUnmatched);
+    recvs[r] = sorted_receives(plan, r);
   }
   for (int r = 0; r < n; ++r) {
-    const auto& transfers = plan.ranks[r].transfers();
-    for (const Key& send : sorted_keys(plan, r, true)) {
-      const auto& theirs = recvs[send.peer];
-      const Key wanted{r, 0, send.tag};
-      const auto it = std::lower_bound(theirs.begin(), theirs.end(), wanted, key_less);
-      if (it == theirs.end() || key_less(wanted, *it))
-        throw SimulationError(fmt::format("{} sends tag {} to rank {}, which never receives it",
-                                          where_transfer(plan, r, send.transfer), send.tag, send.peer));
-      const double sent = transfers[send.transfer].bytes;
-      const double expected = plan.ranks[send.peer].transfers()[it->transfer].bytes;
-      if (sent != expected)
-        throw SimulationError(fmt::format("{} sends {} B but {} expects {} B", where_transfer(plan, r, send.transfer),
-                                          sent, where_transfer(plan, send.peer, it->transfer), expected));
-      index.partner_[r][send.transfer] = it->transfer;
-      index.partner_[send.peer][it->transfer] = send.transfer;
-      ++index.messages_;
+    const auto& p = plan.ranks[r];
+    for (OpIndex i = 0; i < p.size(); ++i) {
+      for (std::uint32_t t = p.transfer_begin(i); t < p.sends_end(i); ++t) {
+        const int peer = p.peer(t);
+        const auto& theirs = recvs[peer];
+        const Key wanted{r, 0, p.tag(t)};
+        const auto it = std::lower_bound(theirs.begin(), theirs.end(), wanted, key_less);
+        if (it == theirs.end() || key_less(wanted, *it) || index.partner_[peer][it->transfer] != kUnmatched)
+          throw_unmatched_send(plan, r, t);
+        // Sizes are interned in the plan's value table: equal sizes have equal ids.
+        if (p.bytes_id(t) != plan.ranks[peer].bytes_id(it->transfer))
+          throw SimulationError(fmt::format("{} sends {} B but {} expects {} B", where(plan, r, i), p.bytes(t),
+                                            where_transfer(plan, peer, it->transfer),
+                                            plan.ranks[peer].bytes(it->transfer)));
+        index.partner_[r][t] = it->transfer;
+        index.partner_[peer][it->transfer] = t;
+        ++index.messages_;
+      }
     }
   }
   for (int r = 0; r < n; ++r)

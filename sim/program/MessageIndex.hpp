@@ -11,7 +11,7 @@ namespace clearfog::program {
 
 class MessageIndex {
 public:
-  /// The index (into transfers() of the peer) of the transfer matching `rank`'s transfer `t`.
+  /// The index (among the peer's transfers) of the transfer matching `rank`'s transfer `t`.
   [[nodiscard]] std::uint32_t partner(int rank, std::uint32_t t) const { return partner_[rank][t]; }
   [[nodiscard]] std::uint64_t messages() const { return messages_; }
   [[nodiscard]] std::size_t memory_bytes() const;

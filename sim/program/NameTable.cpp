@@ -3,11 +3,13 @@
 namespace clearfog::program {
 
 NameId NameTable::intern(std::string_view name) {
-  if (const auto it = ids_.find(name); it != ids_.end()) return it->second;
-  const auto id = static_cast<NameId>(names_.size());
+  // Planners name the same op on every member of a group in a row: compare before hashing.
+  if (!names_.empty() && names_[last_] == name) return last_;
+  if (const auto it = ids_.find(name); it != ids_.end()) return last_ = it->second;
+  last_ = static_cast<NameId>(names_.size());
   const std::string& stored = names_.emplace_back(name);
-  ids_.emplace(std::string_view(stored), id);
-  return id;
+  ids_.emplace(std::string_view(stored), last_);
+  return last_;
 }
 
 std::size_t NameTable::memory_bytes() const {

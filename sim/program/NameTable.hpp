@@ -23,6 +23,7 @@ public:
 private:
   std::deque<std::string> names_;  // a deque never moves its elements, so the views below stay valid
   std::unordered_map<std::string_view, NameId> ids_;
+  NameId last_ = 0;  // the name interned last
 };
 
 }  // namespace clearfog::program

@@ -9,14 +9,14 @@ namespace {
 
 /// Records equal in everything that matters for timing (not the name).
 bool same_timing(const RankProgram::Record& a, const RankProgram::Record& b) {
-  return a.kind == b.kind && a.stream == b.stream && a.category == b.category && a.seconds == b.seconds &&
+  return a.kind == b.kind && a.stream_category == b.stream_category && a.seconds == b.seconds &&
          a.first_dep == b.first_dep && a.first_transfer == b.first_transfer && a.send_count == b.send_count;
 }
 
 std::string ops_violation(const RankProgram& p, const RankProgram& q, int x, int y) {
-  if (p.size() != q.size() || p.transfers().size() != q.transfers().size())
-    return fmt::format("rank {} has {} ops and {} transfers, rank {} {} and {}", x, p.size(), p.transfers().size(), y,
-                       q.size(), q.transfers().size());
+  if (p.size() != q.size() || p.transfer_count() != q.transfer_count())
+    return fmt::format("rank {} has {} ops and {} transfers, rank {} {} and {}", x, p.size(), p.transfer_count(), y,
+                       q.size(), q.transfer_count());
   if (p.shares_ops_with(q)) return {};
   for (OpIndex i = 0; i < p.size(); ++i) {
     if (!same_timing(p.record(i), q.record(i)) || !(p.deps(i) == q.deps(i)))
@@ -41,20 +41,18 @@ std::string plan_symmetry_violation(const Plan& plan, const MessageIndex& index,
     const RankProgram& p = plan.ranks[x];
     const RankProgram& q = plan.ranks[y];
     if (auto why = ops_violation(p, q, x, y); !why.empty()) return why;
-    const auto& tp = p.transfers();
-    const auto& tq = q.transfers();
-    for (std::uint32_t k = 0; k < tp.size(); ++k) {
-      const OpIndex op = p.op_of_transfer(k);
-      if (tq[k].peer != image[tp[k].peer])
+    for (std::uint32_t k = 0; k < p.transfer_count(); ++k) {
+      const auto op = [&] { return p.op_of_transfer(k); };  // only to say where, on failure
+      if (q.peer(k) != image[p.peer(k)])
         return fmt::format("op {} of rank {} ({}) exchanges with rank {}, the same op of rank {} with rank {}, not {}",
-                           op, x, p.name(op), tp[k].peer, y, tq[k].peer, image[tp[k].peer]);
-      if (tq[k].bytes != tp[k].bytes)
-        return fmt::format("op {} of rank {} ({}) moves {} B to or from rank {}, the same op of rank {} {} B", op, x,
-                           p.name(op), tp[k].bytes, tp[k].peer, y, tq[k].bytes);
+                           op(), x, p.name(op()), p.peer(k), y, q.peer(k), image[p.peer(k)]);
+      if (q.bytes_id(k) != p.bytes_id(k))
+        return fmt::format("op {} of rank {} ({}) moves {} B to or from rank {}, the same op of rank {} {} B", op(),
+                           x, p.name(op()), p.bytes(k), p.peer(k), y, q.bytes(k));
       if (index.partner(y, k) != index.partner(x, k))
         return fmt::format("op {} of rank {} ({}) and the same op of rank {} are matched by different ops of their "
                            "peers",
-                           op, x, p.name(op), y);
+                           op(), x, p.name(op()), y);
     }
   }
   return {};

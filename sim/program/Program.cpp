@@ -1,6 +1,9 @@
 #include "program/Program.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -36,47 +39,58 @@ Op OpList::at(std::size_t i) const {
   return program_->op(static_cast<OpIndex>(i));
 }
 
-RankProgram::RankProgram() : RankProgram(std::make_shared<NameTable>()) {}
+RankProgram::RankProgram() : RankProgram(std::make_shared<PlanTables>()) {}
 
-RankProgram::RankProgram(std::shared_ptr<NameTable> names)
-    : names_(std::move(names)), body_(std::make_shared<Body>()) {}
+RankProgram::RankProgram(std::shared_ptr<PlanTables> tables)
+    : tables_(std::move(tables)), body_(std::make_shared<Body>()) {}
 
-OpIndex RankProgram::add_compute(Stream stream, Category category, std::string name, double duration_s,
-                                 std::vector<OpIndex> deps) {
+OpIndex RankProgram::add_compute(Stream stream, Category category, std::string_view name, double duration_s,
+                                 const std::vector<OpIndex>& deps) {
   return add_compute(stream, category, intern(name), duration_s, std::span<const OpIndex>(deps));
 }
 
-OpIndex RankProgram::add_exchange(Stream stream, Category category, std::string name, std::vector<Transfer> sends,
-                                  std::vector<Transfer> recvs, std::vector<OpIndex> deps, double overhead_s) {
+OpIndex RankProgram::add_exchange(Stream stream, Category category, std::string_view name,
+                                  const std::vector<Transfer>& sends, const std::vector<Transfer>& recvs,
+                                  const std::vector<OpIndex>& deps, double overhead_s) {
   return add_exchange(stream, category, intern(name), std::span<const Transfer>(sends),
                       std::span<const Transfer>(recvs), std::span<const OpIndex>(deps), overhead_s);
 }
 
+namespace {
+
+std::uint8_t stream_category(Stream s, Category c) {
+  return static_cast<std::uint8_t>((static_cast<unsigned>(s) << 4) | static_cast<unsigned>(c));
+}
+
+}  // namespace
+
 OpIndex RankProgram::add_compute(Stream stream, Category category, NameId name, double duration_s,
                                  std::span<const OpIndex> deps) {
   Record r;
-  r.seconds = duration_s;
   r.name = name;
+  r.seconds = tables_->values.intern(duration_s);
   r.first_transfer = static_cast<std::uint32_t>(transfers_.size());
   r.kind = OpKind::Compute;
-  r.stream = stream;
-  r.category = category;
+  r.stream_category = stream_category(stream, category);
   return append(r, deps);
 }
 
 OpIndex RankProgram::add_exchange(Stream stream, Category category, NameId name, std::span<const Transfer> sends,
                                   std::span<const Transfer> recvs, std::span<const OpIndex> deps,
                                   double overhead_s) {
+  if (sends.size() > std::numeric_limits<std::uint16_t>::max())
+    throw std::length_error(fmt::format("program: exchange '{}' has {} sends, at most {} are supported",
+                                        tables_->names.name(name), sends.size(),
+                                        std::numeric_limits<std::uint16_t>::max()));
   Record r;
-  r.seconds = overhead_s;
   r.name = name;
+  r.seconds = tables_->values.intern(overhead_s);
   r.first_transfer = static_cast<std::uint32_t>(transfers_.size());
-  r.send_count = static_cast<std::uint32_t>(sends.size());
+  r.send_count = static_cast<std::uint16_t>(sends.size());
   r.kind = OpKind::Exchange;
-  r.stream = stream;
-  r.category = category;
-  transfers_.insert(transfers_.end(), sends.begin(), sends.end());
-  transfers_.insert(transfers_.end(), recvs.begin(), recvs.end());
+  r.stream_category = stream_category(stream, category);
+  for (const auto* list : {&sends, &recvs})
+    for (const Transfer& t : *list) transfers_.push_back(PackedTransfer{t.peer, tables_->values.intern(t.bytes), t.tag});
   return append(r, deps);
 }
 
@@ -95,13 +109,12 @@ OpIndex RankProgram::append(Record record, std::span<const OpIndex> deps) {
 
 Op RankProgram::op(OpIndex i) const {
   if (i >= size()) throw std::out_of_range("program::RankProgram::op");
-  const Record& r = body_->records[i];
   Op op;
-  op.kind = r.kind;
-  op.stream = r.stream;
-  op.category = r.category;
-  op.name = names_->name(r.name);
-  (r.kind == OpKind::Compute ? op.duration_s : op.overhead_s) = r.seconds;
+  op.kind = kind(i);
+  op.stream = stream(i);
+  op.category = category(i);
+  op.name = name(i);
+  (op.kind == OpKind::Compute ? op.duration_s : op.overhead_s) = seconds(i);
   op.sends = sends(i);
   op.recvs = recvs(i);
   op.deps = deps(i);
@@ -120,15 +133,14 @@ std::uint32_t RankProgram::transfer_end(OpIndex i) const {
   return i + 1 < records.size() ? records[i + 1].first_transfer : static_cast<std::uint32_t>(transfers_.size());
 }
 
-Slice<Transfer> RankProgram::sends(OpIndex i) const {
+TransferList RankProgram::sends(OpIndex i) const {
   const Record& r = body_->records[i];
-  return {transfers_.data() + r.first_transfer, r.send_count};
+  return {transfers_.data() + r.first_transfer, r.send_count, &tables_->values};
 }
 
-Slice<Transfer> RankProgram::recvs(OpIndex i) const {
-  const Record& r = body_->records[i];
-  const std::uint32_t begin = r.first_transfer + r.send_count;
-  return {transfers_.data() + begin, transfer_end(i) - begin};
+TransferList RankProgram::recvs(OpIndex i) const {
+  const std::uint32_t begin = sends_end(i);
+  return {transfers_.data() + begin, transfer_end(i) - begin, &tables_->values};
 }
 
 OpIndex RankProgram::op_of_transfer(std::uint32_t t) const {
@@ -142,8 +154,8 @@ OpIndex RankProgram::op_of_transfer(std::uint32_t t) const {
 
 bool RankProgram::same_ops(const RankProgram& other) const {
   if (body_ == other.body_) return true;
-  return transfers_.size() == other.transfers_.size() && body_->records == other.body_->records &&
-         body_->deps == other.body_->deps;
+  return tables_ == other.tables_ && transfers_.size() == other.transfers_.size() &&
+         body_->records == other.body_->records && body_->deps == other.body_->deps;
 }
 
 void RankProgram::share_ops_of(const RankProgram& other) {
@@ -154,15 +166,7 @@ void RankProgram::share_ops_of(const RankProgram& other) {
 std::size_t RankProgram::memory_bytes() const {
   const std::size_t body = body_->records.capacity() * sizeof(Record) + body_->deps.capacity() * sizeof(OpIndex);
   return sizeof(*this) + body / static_cast<std::size_t>(std::max(1L, body_.use_count())) +
-         transfers_.capacity() * sizeof(Transfer);
-}
-
-void RankProgram::shrink_to_fit() {
-  if (body_.use_count() == 1) {
-    body_->records.shrink_to_fit();
-    body_->deps.shrink_to_fit();
-  }
-  transfers_.shrink_to_fit();
+         transfers_.capacity() * sizeof(PackedTransfer);
 }
 
 void RankList::resize(std::size_t n) {
@@ -171,7 +175,7 @@ void RankList::resize(std::size_t n) {
     return;
   }
   programs_.reserve(n);
-  while (programs_.size() < n) programs_.emplace_back(names_);
+  while (programs_.size() < n) programs_.emplace_back(tables_);
 }
 
 std::uint64_t Plan::op_count() const {
@@ -182,7 +186,7 @@ std::uint64_t Plan::op_count() const {
 
 std::uint64_t Plan::transfer_count() const {
   std::uint64_t n = 0;
-  for (const auto& p : ranks) n += p.transfers().size();
+  for (const auto& p : ranks) n += p.transfer_count();
   return n;
 }
 
@@ -193,7 +197,7 @@ int share_identical_ops(Plan& plan) {
   for (int r = 0; r < plan.rank_count(); ++r) {
     auto& p = plan.ranks[r];
     if (p.empty()) continue;
-    std::uint64_t f = p.size() * 0x9E3779B97F4A7C15ull ^ p.transfers().size();
+    std::uint64_t f = p.size() * 0x9E3779B97F4A7C15ull ^ p.transfer_count();
     const auto mix = [&f](std::uint64_t v) { f = (f ^ v) * 0x100000001B3ull; };
     for (OpIndex i = 0; i < p.size(); i += std::max<OpIndex>(1, p.size() / 64)) {
       const auto& rec = p.record(i);

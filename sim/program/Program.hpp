@@ -10,9 +10,9 @@
 //    have completed; a transfer starts when both its send and its receive are posted;
 //  - a send to `peer` with tag t matches the receive from this rank with the same tag on `peer`.
 //
-// Storage is flat (docs/performance.md): a rank's ops are 32-byte records, their dependencies and
-// transfers two arrays, and names are ids into a table the ranks of a plan share. Ranks whose ops
-// are identical can share one copy of them (share_identical_ops()).
+// Storage is flat (docs/performance.md): a rank's ops are 20-byte records, their dependencies and
+// 16-byte transfers two arrays; names, durations and message sizes are ids into tables the ranks of
+// a plan share. Ranks whose ops are identical can share one copy of them (share_identical_ops()).
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -22,7 +22,10 @@
 #include <vector>
 
 #include "program/NameTable.hpp"
+#include "program/OpName.hpp"
 #include "program/Slice.hpp"
+#include "program/TransferList.hpp"
+#include "program/ValueTable.hpp"
 
 namespace clearfog::program {
 
@@ -51,34 +54,6 @@ inline constexpr int kCategoryCount = 7;
 std::string_view stream_name(Stream s);
 std::string_view category_name(Category c);
 
-struct Transfer {
-  int peer = -1;            // the other rank
-  double bytes = 0;         // payload, B
-  std::uint64_t tag = 0;    // matches a send with its receive
-  friend bool operator==(const Transfer&, const Transfer&) = default;
-};
-
-/// An op's name: a view into the plan's name table (whose strings are null-terminated) that also
-/// behaves like the std::string it replaced where code expects one: conversion (map keys,
-/// assignments), substr() and c_str(), concatenation.
-class OpName : public std::string_view {
-public:
-  OpName() = default;
-  OpName(std::string_view view) : std::string_view(view) {}  // NOLINT: implicit by design
-  operator std::string() const { return std::string(data(), size()); }  // NOLINT: implicit by design
-  [[nodiscard]] std::string str() const { return std::string(data(), size()); }
-  [[nodiscard]] std::string substr(size_type pos = 0, size_type count = npos) const {
-    return std::string(std::string_view::substr(pos, count));
-  }
-  [[nodiscard]] const char* c_str() const { return data(); }
-  friend std::string operator+(const OpName& a, std::string_view b) { return a.str().append(b); }
-  friend std::string operator+(std::string_view a, const OpName& b) { return std::string(a).append(b); }
-  friend std::string operator+(const OpName& a, const char* b) { return a.str().append(b); }
-  friend std::string operator+(const char* a, const OpName& b) { return std::string(a).append(b); }
-  friend std::string operator+(const OpName& a, const std::string& b) { return a.str().append(b); }
-  friend std::string operator+(const std::string& a, const OpName& b) { return std::string(a).append(b); }
-};
-
 /// One op as reports read it: a view into its program, valid while the program is not changed.
 struct Op {
   OpKind kind = OpKind::Compute;
@@ -86,8 +61,8 @@ struct Op {
   Category category = Category::Forward;
   OpName name;                      // "L3.fwd", "allreduce.b2.rs4"
   double duration_s = 0;            // Compute: time on the device
-  Slice<Transfer> sends;            // Exchange only
-  Slice<Transfer> recvs;            // Exchange only
+  TransferList sends;               // Exchange only
+  TransferList recvs;               // Exchange only
   double overhead_s = 0;            // Exchange only: fixed cost paid before the transfers start
                                     // (kernel launch, protocol, synchronisation; also the latency
                                     // of the steps a fluid collective folds into one exchange)
@@ -138,34 +113,39 @@ private:
   const RankProgram* program_;
 };
 
+/// The tables the ranks of a plan share.
+struct PlanTables {
+  NameTable names;
+  ValueTable values;
+};
+
 class RankProgram {
 public:
-  /// The flat form of one op (32 bytes): its transfers are `send_count` sends then receives from
+  /// The flat form of one op (20 bytes): its transfers are `send_count` sends then receives from
   /// `first_transfer` up to the next op's; its dependencies run from `first_dep` up to the next op's.
   struct Record {
-    double seconds = 0;  // Compute: duration; Exchange: overhead
     NameId name = 0;
+    ValueId seconds = 0;  // Compute: duration; Exchange: overhead
     std::uint32_t first_dep = 0;
     std::uint32_t first_transfer = 0;
-    std::uint32_t send_count = 0;
+    std::uint16_t send_count = 0;
     OpKind kind = OpKind::Compute;
-    Stream stream = Stream::Compute;
-    Category category = Category::Forward;
+    std::uint8_t stream_category = 0;  // stream in the high nibble, category in the low one
     friend bool operator==(const Record&, const Record&) = default;
   };
 
-  /// A program with its own name table (tests, tools); plans give their ranks a shared one.
+  /// A program with its own tables (tests, tools); plans give their ranks shared ones.
   RankProgram();
-  explicit RankProgram(std::shared_ptr<NameTable> names);
+  explicit RankProgram(std::shared_ptr<PlanTables> tables);
 
   // Planner API.
-  OpIndex add_compute(Stream stream, Category category, std::string name, double duration_s,
-                      std::vector<OpIndex> deps = {});
-  OpIndex add_exchange(Stream stream, Category category, std::string name,
-                       std::vector<Transfer> sends, std::vector<Transfer> recvs,
-                       std::vector<OpIndex> deps = {}, double overhead_s = 0);
+  OpIndex add_compute(Stream stream, Category category, std::string_view name, double duration_s,
+                      const std::vector<OpIndex>& deps = {});
+  OpIndex add_exchange(Stream stream, Category category, std::string_view name,
+                       const std::vector<Transfer>& sends, const std::vector<Transfer>& recvs,
+                       const std::vector<OpIndex>& deps = {}, double overhead_s = 0);
   // The same without temporaries: a name interned once (intern()) and views of the caller's arrays.
-  [[nodiscard]] NameId intern(std::string_view name) { return names_->intern(name); }
+  [[nodiscard]] NameId intern(std::string_view name) { return tables_->names.intern(name); }
   OpIndex add_compute(Stream stream, Category category, NameId name, double duration_s,
                       std::span<const OpIndex> deps);
   OpIndex add_exchange(Stream stream, Category category, NameId name, std::span<const Transfer> sends,
@@ -179,17 +159,31 @@ public:
 
   // Flat access for checks and engines (no bounds checks).
   [[nodiscard]] const Record& record(OpIndex i) const { return body_->records[i]; }
+  [[nodiscard]] OpKind kind(OpIndex i) const { return body_->records[i].kind; }
+  [[nodiscard]] Stream stream(OpIndex i) const { return static_cast<Stream>(body_->records[i].stream_category >> 4); }
+  [[nodiscard]] Category category(OpIndex i) const {
+    return static_cast<Category>(body_->records[i].stream_category & 0xf);
+  }
+  /// Duration of a compute op, overhead of an exchange.
+  [[nodiscard]] double seconds(OpIndex i) const { return tables_->values.value(body_->records[i].seconds); }
+  [[nodiscard]] std::string_view name(OpIndex i) const { return tables_->names.name(body_->records[i].name); }
   [[nodiscard]] Slice<OpIndex> deps(OpIndex i) const;
   [[nodiscard]] std::uint32_t transfer_begin(OpIndex i) const { return body_->records[i].first_transfer; }
+  [[nodiscard]] std::uint32_t sends_end(OpIndex i) const {
+    return body_->records[i].first_transfer + body_->records[i].send_count;
+  }
   [[nodiscard]] std::uint32_t transfer_end(OpIndex i) const;
-  [[nodiscard]] Slice<Transfer> sends(OpIndex i) const;
-  [[nodiscard]] Slice<Transfer> recvs(OpIndex i) const;
+  [[nodiscard]] TransferList sends(OpIndex i) const;
+  [[nodiscard]] TransferList recvs(OpIndex i) const;
   /// Every transfer of the rank, op by op (sends before receives within an op).
-  [[nodiscard]] const std::vector<Transfer>& transfers() const { return transfers_; }
-  /// The op holding transfer `t` (an index into transfers()).
+  [[nodiscard]] std::uint32_t transfer_count() const { return static_cast<std::uint32_t>(transfers_.size()); }
+  [[nodiscard]] int peer(std::uint32_t t) const { return transfers_[t].peer; }
+  [[nodiscard]] std::uint64_t tag(std::uint32_t t) const { return transfers_[t].tag; }
+  [[nodiscard]] ValueId bytes_id(std::uint32_t t) const { return transfers_[t].bytes; }
+  [[nodiscard]] double bytes(std::uint32_t t) const { return tables_->values.value(transfers_[t].bytes); }
+  /// The op holding transfer `t`.
   [[nodiscard]] OpIndex op_of_transfer(std::uint32_t t) const;
-  [[nodiscard]] std::string_view name(OpIndex i) const { return names_->name(body_->records[i].name); }
-  [[nodiscard]] const NameTable& names() const { return *names_; }
+  [[nodiscard]] const PlanTables& tables() const { return *tables_; }
   /// Whether `other` has the same op records and dependencies (names included).
   [[nodiscard]] bool same_ops(const RankProgram& other) const;
   [[nodiscard]] bool shares_ops_with(const RankProgram& other) const { return body_ == other.body_; }
@@ -197,7 +191,6 @@ public:
   void share_ops_of(const RankProgram& other);
   /// Heap bytes held by this program (shared ops counted once per holder), for memory estimates.
   [[nodiscard]] std::size_t memory_bytes() const;
-  void shrink_to_fit();
 
 private:
   struct Body {
@@ -207,19 +200,19 @@ private:
   Body& writable_body();
   OpIndex append(Record record, std::span<const OpIndex> deps);
 
-  std::shared_ptr<NameTable> names_;
+  std::shared_ptr<PlanTables> tables_;
   std::shared_ptr<Body> body_;
-  std::vector<Transfer> transfers_;
+  std::vector<PackedTransfer> transfers_;
 };
 
 /// The programs of a plan, all sharing the plan's name table: used like a vector of programs.
 class RankList {
 public:
-  RankList() : names_(std::make_shared<NameTable>()) {}
+  RankList() : tables_(std::make_shared<PlanTables>()) {}
   void resize(std::size_t n);
   void reserve(std::size_t n) { programs_.reserve(n); }
   /// A new, empty program at the end, sharing the plan's names.
-  RankProgram& emplace_back() { return programs_.emplace_back(names_); }
+  RankProgram& emplace_back() { return programs_.emplace_back(tables_); }
   void push_back(RankProgram program) { programs_.push_back(std::move(program)); }
   [[nodiscard]] std::size_t size() const { return programs_.size(); }
   [[nodiscard]] bool empty() const { return programs_.empty(); }
@@ -231,10 +224,11 @@ public:
   auto end() { return programs_.end(); }
   [[nodiscard]] auto begin() const { return programs_.begin(); }
   [[nodiscard]] auto end() const { return programs_.end(); }
-  [[nodiscard]] const std::shared_ptr<NameTable>& names() const { return names_; }
+  [[nodiscard]] const NameTable& names() const { return tables_->names; }
+  [[nodiscard]] const PlanTables& tables() const { return *tables_; }
 
 private:
-  std::shared_ptr<NameTable> names_;
+  std::shared_ptr<PlanTables> tables_;
   std::vector<RankProgram> programs_;
 };
 

@@ -162,4 +162,16 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
   return j;
 }
 
+std::string render_replay_text(const engine::ReplayInfo& replay) {
+  return fmt::format("Replay: {}, {} ops and {} messages simulated ({}).\n", replay.mode, replay.simulated_ops,
+                     replay.simulated_messages, replay.detail);
+}
+
+nlohmann::ordered_json replay_json(const engine::ReplayInfo& replay) {
+  return {{"mode", replay.mode},
+          {"detail", replay.detail},
+          {"simulated_ops", replay.simulated_ops},
+          {"simulated_messages", replay.simulated_messages}};
+}
+
 }  // namespace clearfog::report

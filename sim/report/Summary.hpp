@@ -5,11 +5,17 @@
 #include <string>
 
 #include "config/ScenarioSpec.hpp"
+#include "engine/SimulationResult.hpp"
 #include "report/StepMetrics.hpp"
 
 namespace clearfog::report {
 
 std::string render_summary_text(const config::ScenarioSpec& scenario, const StepMetrics& metrics);
 nlohmann::ordered_json summary_json(const config::ScenarioSpec& scenario, const StepMetrics& metrics);
+
+/// How the engine replayed the iteration (every rank, or one per class of isomorphic ranks): the
+/// line that follows the summary text, and the object under "simulation"/"replay" in JSON.
+std::string render_replay_text(const engine::ReplayInfo& replay);
+nlohmann::ordered_json replay_json(const engine::ReplayInfo& replay);
 
 }  // namespace clearfog::report
