@@ -4,7 +4,7 @@
 // runs it in a child).
 #include "config/ScenarioSpec.hpp"
 #include "engine/SimulationResult.hpp"
-#include "parallel/DataParallelPlanner.hpp"
+#include "parallel/StepPlan.hpp"
 #include "report/StepMetrics.hpp"
 
 namespace clearfog::driver {
