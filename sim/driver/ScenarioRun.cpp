@@ -78,9 +78,11 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario) {
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
   parallel::PlanOptions options;
   // Fluid collectives are chosen for large runs: one op per model chunk keeps the event count low.
+  // Not under ZeRO-3, whose units gather, prefetch and reduce block by block (FSDP).
   options.fuse_chunk_layers = scenario.granularity == config::Granularity::Chunk ||
                               (scenario.granularity == config::Granularity::Auto &&
-                               scenario.collectives.fidelity == config::Fidelity::Fluid);
+                               scenario.collectives.fidelity == config::Fidelity::Fluid &&
+                               scenario.parallelism.zero_stage < 3);
   run.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario), options);
   spdlog::debug("planned {} ranks, {} gradient buckets", run.step.plan.rank_count(), run.step.buckets.size());
   run.simulation = engine::simulate(topology, run.step.plan);

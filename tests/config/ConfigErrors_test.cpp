@@ -160,6 +160,26 @@ TEST_CASE("config::Loader: checks references", "[config]") {
   }
 }
 
+TEST_CASE("config::Loader: transformer shapes that do not divide are located errors", "[config]") {
+  SECTION("the workload's own keys") {
+    const auto file = fixture("bad/transformer_shapes.yaml");
+    const auto diags = diagnostics_of([&] { load_workload(file); });
+    REQUIRE(diags.size() == 2);
+    check_diagnostic(diags[0], file, 7, 11, "kv_heads",
+                     "kv_heads 3 must divide heads 8 (each key/value head serves heads/kv_heads query heads)");
+    check_diagnostic(diags[1], file, 11, 5, "overrides[0]", "covers layers 3 to 4, but the model has layers 0 to 3");
+  }
+  SECTION("against tensor and sequence parallelism: validate rejects what the planner cannot split") {
+    const auto file = fixture("bad/transformer_tp.yaml");
+    const auto diags = diagnostics_of([&] { load_scenario(file); });
+    REQUIRE(diags.size() == 3);
+    check_diagnostic(diags[0], file, 18, 7, "parallelism.tp", "tp 4 must divide the workload's kv_heads 2");
+    check_diagnostic(diags[1], file, 18, 7, "parallelism.tp", "tp 4 must divide the workload's ffn_hidden 4097");
+    check_diagnostic(diags[2], file, 19, 22, "parallelism.sequence_parallel",
+                     "seq_length 130 must be divisible by tp 4");
+  }
+}
+
 TEST_CASE("config::Loader: reports every error of a file at once", "[config]") {
   const auto file = fixture("bad/several_errors.yaml");
   const auto diags = diagnostics_of([&] { load_scenario(file); });
