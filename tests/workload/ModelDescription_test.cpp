@@ -130,11 +130,11 @@ TEST_CASE("workload::ModelDescription: grouped-query attention and SwiGLU shapes
   CHECK(find(attention, "qkv").gemm.m == b * s);
   CHECK(find(attention, "proj").gemm.k == a * d);
   CHECK(find(attention, "attention").attention.batch_heads == b * a);
-  CHECK(find(attention, "rope").bytes == 2.0 * (b * s * (a + k) * d) * 2);  // read and write Q and K
+  CHECK(find(attention, "rope").bytes == 2.0 * static_cast<double>(b * s * (a + k) * d) * 2);  // read and write Q and K
   // SwiGLU: gate and up in one GEMM (2f/t columns), down from f/t.
   CHECK(find(mlp, "fc1").gemm.n == 2 * t.ffn_hidden / tp);
   CHECK(find(mlp, "fc2").gemm.k == t.ffn_hidden / tp);
-  CHECK(find(mlp, "swiglu").bytes == 3.0 * b * s * t.ffn_hidden / tp * 2);
+  CHECK(find(mlp, "swiglu").bytes == 3.0 * static_cast<double>(b * s * t.ffn_hidden / tp) * 2);
   // No dropout, no biases: plain residual adds, and no bias tensors among the parameters.
   CHECK(find(mlp, "add1").kind == kernels::KernelKind::MemoryBound);
   const auto description = workload::workload_type("transformer").describe(w, {b, DType::bf16, tp, true, config::Attention::Fused});
