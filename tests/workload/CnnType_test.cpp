@@ -410,3 +410,29 @@ TEST_CASE("workload::Cnn: tensor and sequence parallelism are refused", "[worklo
   CHECK_THROWS_AS(type.describe(w, DescribeOptions{8, DType::fp16, 1, true, config::Attention::Unfused}), Error);
   CHECK(type.shape_text(w) == "224x224x3 images, stages 3-4-6-3 bottleneck: 175 layers in 18 blocks, 1000 classes");
 }
+
+TEST_CASE("workload::Cnn: no gradient flows into layers before the first parameters", "[workload][cnn]") {
+  // A pool on the image, then the first convolution: autograd computes neither the pool's
+  // backward nor the convolution's data gradient (nothing before them has parameters).
+  CnnSpec s;
+  s.image = {16, 16, 3};
+  s.layers = {
+      {.kind = CnnLayerKind::AvgPool, .name = "pool", .kernel = 2, .stride = 2},
+      {.kind = CnnLayerKind::Conv, .name = "conv", .out = 16, .kernel = 3, .padding = 1},
+      {.kind = CnnLayerKind::Relu, .name = "relu"},
+      {.kind = CnnLayerKind::Flatten, .name = "flat"},
+      {.kind = CnnLayerKind::Fc, .name = "fc", .out = 10},
+      {.kind = CnnLayerKind::Loss, .name = "loss"},
+  };
+  const auto d = describe(workload::make_cnn_workload("pool first", s), 2);
+  REQUIRE(d.blocks.size() == 3);  // pool; conv, relu, flatten; fc and loss
+  CHECK_FALSE(has_kernel(block(d, "pool"), "pool.bwd", true));
+  const Block& conv = block(d, "conv");
+  CHECK_FALSE(has_kernel(conv, "conv.dgrad", true));
+  CHECK(has_kernel(conv, "conv.wgrad", true));
+  CHECK(has_kernel(conv, "relu.bwd", true));
+  // The flattened 16 x 8 x 8 features feed the classifier.
+  CHECK(kernel(block(d, "fc"), "fc").gemm.k == 16 * 8 * 8);
+  CHECK(workload::workload_type("cnn").shape_text(workload::make_cnn_workload("pool first", s)).find("6 layers") !=
+        std::string::npos);
+}

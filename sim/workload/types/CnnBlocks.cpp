@@ -18,6 +18,7 @@ struct Context {
   const DescribeOptions& options;
   std::vector<std::size_t> block_of_layer;
   std::vector<LayerPasses> passes;  // per layer
+  std::vector<bool> output_grad;    // per layer: its output's gradient is needed
 };
 
 /// A layer's name inside its block: "layer1.0.conv1" in block "layer1.0" is "conv1".
@@ -80,7 +81,7 @@ Block make_block(const Context& c, std::size_t index, const std::vector<double>&
   for (std::size_t i = span.end; i-- > span.begin;) {
     const std::string name = local_name(c.spec.layers[i].name, span.name);
     const LayerGraph& g = c.net.layers[i];
-    if (g.consumers > 1)
+    if (g.consumers > 1 && c.output_grad[i])
       backward.push_back(gradient_sum(name + ".grad_sum", b * g.out.elements(), g.consumers, o.precision));
     const auto& bw = c.passes[i].backward;
     backward.insert(backward.end(), bw.begin(), bw.end());
@@ -117,13 +118,17 @@ ModelDescription CnnType::describe(const config::WorkloadSpec& workload, const D
     const auto& p = net.problems.front();
     throw Error(fmt::format("cnn workload '{}': layer '{}': {}", workload.name, spec.layers[p.layer].name, p.message));
   }
-  Context c{spec, net, o, std::vector<std::size_t>(spec.layers.size(), 0), {}};
+  Context c{spec, net, o, std::vector<std::size_t>(spec.layers.size(), 0), {}, {}};
   for (std::size_t k = 0; k < net.blocks.size(); ++k)
     for (std::size_t i = net.blocks[k].begin; i < net.blocks[k].end; ++i) c.block_of_layer[i] = k;
-  for (std::size_t i = 0; i < spec.layers.size(); ++i)
+  c.output_grad = output_gradients(spec.layers, net);
+  for (std::size_t i = 0; i < spec.layers.size(); ++i) {
+    const long long input = net.layers[i].input;
+    const bool input_grad = input >= 0 && c.output_grad[static_cast<std::size_t>(input)];
     c.passes.push_back(layer_passes(spec.layers[i], net.layers[i], static_cast<long long>(i),
                                     local_name(spec.layers[i].name, net.blocks[c.block_of_layer[i]].name),
-                                    o.micro_batch, o.precision));
+                                    o.micro_batch, o.precision, input_grad));
+  }
   const auto kept = kept_bytes(c);
   ModelDescription d;
   d.type = std::string(name());

@@ -4,8 +4,8 @@
 
 #include <map>
 #include <numeric>
-#include <stdexcept>
 
+#include "config/KeyTableParts.hpp"
 #include "workload/types/CnnNetwork.hpp"
 
 namespace clearfog::workload {
@@ -14,13 +14,6 @@ using config::ConfigDocument;
 using config::ConfigValue;
 
 namespace {
-
-template <typename Enum, std::size_t N, typename NameOf>
-Enum parse_choice(const std::array<Enum, N>& all, NameOf name_of, const std::string& text) {
-  for (Enum e : all)
-    if (name_of(e) == text) return e;
-  throw std::logic_error("cnn: unknown choice " + text);  // the reader checked the choices
-}
 
 /// An integer field given in the entry (derived fields are absent until the builder sets them).
 std::optional<int> int_field(const ConfigValue& entry, std::string_view name) {
@@ -38,7 +31,7 @@ std::string string_field(const ConfigValue& entry, std::string_view name) {
 /// the size at stride 1 (as every convolution of ResNet and VGG does).
 CnnLayer layer_of(const ConfigValue& entry, std::map<CnnLayerKind, int>& counts) {
   CnnLayer l;
-  l.kind = parse_choice(kAllCnnLayerKinds, cnn_layer_name, entry.field("type")->as_string());
+  l.kind = config::value_named(kAllCnnLayerKinds, cnn_layer_name, entry.field("type")->as_string());
   const int n = ++counts[l.kind];
   l.name = string_field(entry, "name");
   if (l.name.empty()) l.name = fmt::format("{}{}", cnn_layer_name(l.kind), n);
@@ -58,16 +51,16 @@ CnnLayer layer_of(const ConfigValue& entry, std::map<CnnLayerKind, int>& counts)
 
 CnnStages stages_of(const ConfigDocument& doc) {
   CnnStages s;
-  s.stem = parse_choice(kAllStemKinds, stem_name, doc.get_string("stem"));
+  s.stem = config::value_named(kAllStemKinds, stem_name, doc.get_string("stem"));
   s.stem_channels = doc.get_int("stem_channels");
-  s.stride_in = parse_choice(kAllStrideIns, stride_in_name, doc.get_string("stride_in"));
-  s.head_pool = parse_choice(kAllHeadPools, head_pool_name, doc.get_string("head_pool"));
+  s.stride_in = config::value_named(kAllStrideIns, stride_in_name, doc.get_string("stride_in"));
+  s.head_pool = config::value_named(kAllHeadPools, head_pool_name, doc.get_string("head_pool"));
   if (doc.find("head_fc")) s.head_fc = doc.get_int_list("head_fc");
   s.head_dropout = doc.get_bool("head_dropout");
   s.classes = doc.find("classes") ? doc.get_int("classes") : 0;
   for (const ConfigValue& e : doc.at("stages").as_list()) {
     CnnStage stage;
-    stage.block = parse_choice(kAllStageBlocks, stage_block_name, e.field("block")->as_string());
+    stage.block = config::value_named(kAllStageBlocks, stage_block_name, e.field("block")->as_string());
     stage.count = static_cast<int>(e.field("count")->as_integer());
     stage.channels = static_cast<int>(e.field("channels")->as_integer());
     stage.stride = static_cast<int>(e.field("stride")->as_integer());

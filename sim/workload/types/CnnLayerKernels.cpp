@@ -24,10 +24,11 @@ constexpr double kBnReduceFlops = 3;    // sum dy, sum dy * x_hat (x_hat from x,
 constexpr double kBnBackwardFlops = 5;  // dx = (dy - mean(dy) - x_hat * mean(dy x_hat)) * gamma * invstd
 constexpr double kLossFlops = 5;        // max, exp, sum, log, subtract per logit
 
-/// The layer's dims for a micro-batch of b images.
+/// The layer's dims for a micro-batch of b images, and whether its input's gradient is needed.
 struct Sizes {
   double b, e;
   TensorDims in, out;
+  bool input_grad;
   [[nodiscard]] double in_elements() const { return b * in.elements(); }
   [[nodiscard]] double out_elements() const { return b * out.elements(); }
 };
@@ -88,16 +89,15 @@ void conv_memory_bound(LayerPasses& p, const CnnLayer& l, const Sizes& s, const 
 
 void conv(LayerPasses& p, const CnnLayer& l, const LayerGraph& g, const Sizes& s, const std::string& name,
           DType dtype) {
-  const bool input_grad = g.input != kImage;
   if (l.bias) {
     // cuDNN adds the bias in its own pass (cudnnAddTensor) and sums dY for its gradient.
     const double y = s.out_elements();
     p.backward.push_back(memory_bound(name + ".dbias", y * s.e, y, dtype));
   }
   if (conv_is_memory_bound(l, g))
-    conv_memory_bound(p, l, s, name, input_grad, dtype);
+    conv_memory_bound(p, l, s, name, s.input_grad, dtype);
   else
-    conv_gemms(p, l, s, name, input_grad, dtype);
+    conv_gemms(p, l, s, name, s.input_grad, dtype);
   if (l.bias) p.forward.push_back(memory_bound(name + ".bias", 2 * s.out_elements() * s.e, s.out_elements(), dtype));
   p.saved.push_back({g.input, s.in_elements() * s.e});
   if (l.bias) p.params.push_back(param("bias", l.out));
@@ -113,7 +113,7 @@ void batch_norm(LayerPasses& p, const LayerGraph& g, const Sizes& s, const std::
   p.forward.push_back(memory_bound(name + ".stats", n * e, kBnStatsFlops * n, dtype));
   p.forward.push_back(memory_bound(name, 2 * n * e, kBnApplyFlops * n, dtype));
   p.backward.push_back(memory_bound(name + ".reduce", 2 * n * e, kBnReduceFlops * n, dtype));
-  if (g.input != kImage) p.backward.push_back(memory_bound(name + ".dgrad", 3 * n * e, kBnBackwardFlops * n, dtype));
+  if (s.input_grad) p.backward.push_back(memory_bound(name + ".dgrad", 3 * n * e, kBnBackwardFlops * n, dtype));
   // x, and the fp32 mean and inverse standard deviation per channel
   p.saved.push_back({g.input, n * e});
   p.saved.push_back({kOwnTensor, 2 * static_cast<double>(s.in.c) * kFp32Bytes});
@@ -129,7 +129,7 @@ void pooling(LayerPasses& p, const CnnLayer& l, const LayerGraph& g, const Sizes
   // recomputes the window.
   const double index = l.kind == CnnLayerKind::MaxPool ? kIndexBytes : 0.0;
   p.forward.push_back(memory_bound(name, x * e + y * (e + index), window * y, dtype));
-  if (g.input != kImage) p.backward.push_back(memory_bound(name + ".bwd", y * (e + index) + x * e, window * y, dtype));
+  if (s.input_grad) p.backward.push_back(memory_bound(name + ".bwd", y * (e + index) + x * e, window * y, dtype));
   // autograd keeps the input of every pooling (for its shape and, for max pooling, its values)
   p.saved.push_back({g.input, x * e});
   if (index > 0) p.saved.push_back({kOwnTensor, y * index});
@@ -141,7 +141,7 @@ void fully_connected(LayerPasses& p, const CnnLayer& l, const LayerGraph& g, con
   const long long f = s.in.c, o = l.out;
   p.forward.push_back(Kernel::make_gemm(name, GemmShape{b, o, f, 1}, dtype));
   if (l.bias) p.backward.push_back(memory_bound(name + ".dbias", s.out_elements() * s.e, s.out_elements(), dtype));
-  if (g.input != kImage) p.backward.push_back(Kernel::make_gemm(name + ".dgrad", GemmShape{b, f, o, 1}, dtype));
+  if (s.input_grad) p.backward.push_back(Kernel::make_gemm(name + ".dgrad", GemmShape{b, f, o, 1}, dtype));
   p.backward.push_back(Kernel::make_gemm(name + ".wgrad", GemmShape{o, f, b, 1}, dtype));
   p.saved.push_back({g.input, s.in_elements() * s.e});
   if (l.bias) p.params.push_back(param("bias", static_cast<double>(o)));
@@ -155,7 +155,7 @@ void elementwise(LayerPasses& p, const CnnLayer& l, long long index, const Sizes
     case CnnLayerKind::Relu:
       // forward reads x, writes y; backward reads y (kept: ReLU's gradient is dy where y > 0) and dy, writes dx
       p.forward.push_back(memory_bound(name, 2 * n * e, n, dtype));
-      p.backward.push_back(memory_bound(name + ".bwd", 3 * n * e, n, dtype));
+      if (s.input_grad) p.backward.push_back(memory_bound(name + ".bwd", 3 * n * e, n, dtype));
       p.saved.push_back({index, n * e});
       break;
     case CnnLayerKind::Add:
@@ -165,7 +165,7 @@ void elementwise(LayerPasses& p, const CnnLayer& l, long long index, const Sizes
     case CnnLayerKind::Dropout:
       // forward reads x, writes y and the mask; backward reads dy and the mask, writes dx
       p.forward.push_back(memory_bound(name, n * (2 * e + kMaskBytes), 2 * n, dtype));
-      p.backward.push_back(memory_bound(name + ".bwd", n * (2 * e + kMaskBytes), n, dtype));
+      if (s.input_grad) p.backward.push_back(memory_bound(name + ".bwd", n * (2 * e + kMaskBytes), n, dtype));
       p.saved.push_back({kOwnTensor, n * kMaskBytes});
       break;
     case CnnLayerKind::Loss:
@@ -174,7 +174,7 @@ void elementwise(LayerPasses& p, const CnnLayer& l, long long index, const Sizes
       // them and writes the logits' gradient.
       p.forward.push_back(memory_bound(name + ".log_softmax", n * (e + kFp32Bytes), kLossFlops * n, dtype));
       p.forward.push_back(memory_bound(name + ".nll", n * kFp32Bytes, n, dtype));
-      p.backward.push_back(memory_bound(name + ".bwd", n * (kFp32Bytes + e), 2 * n, dtype));
+      if (s.input_grad) p.backward.push_back(memory_bound(name + ".bwd", n * (kFp32Bytes + e), 2 * n, dtype));
       p.saved.push_back({kOwnTensor, n * kFp32Bytes});
       break;
     default: break;  // flatten: a view
@@ -193,15 +193,26 @@ double conv_macs_per_image(const CnnLayer& layer, const LayerGraph& graph) {
   return graph.out.elements() * static_cast<double>(graph.in.c / layer.groups) * layer.kernel * layer.kernel;
 }
 
+std::vector<bool> output_gradients(const std::vector<CnnLayer>& layers, const CnnNetwork& net) {
+  std::vector<bool> grad(layers.size(), false);
+  const auto needs = [&](long long producer) { return producer >= 0 && grad[static_cast<std::size_t>(producer)]; };
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const CnnLayerKind k = layers[i].kind;
+    const bool params = k == CnnLayerKind::Conv || k == CnnLayerKind::BatchNorm || k == CnnLayerKind::Fc;
+    grad[i] = params || needs(net.layers[i].input) || (k == CnnLayerKind::Add && needs(net.layers[i].shortcut));
+  }
+  return grad;
+}
+
 Kernel gradient_sum(const std::string& name, double elements, int readers, DType dtype) {
   const double adds = readers - 1;
   return memory_bound(name, adds * 3 * elements * dtype_bytes(dtype), adds * elements, dtype);
 }
 
 LayerPasses layer_passes(const CnnLayer& layer, const LayerGraph& graph, long long index, const std::string& name,
-                         int micro_batch, DType dtype) {
+                         int micro_batch, DType dtype, bool input_grad) {
   LayerPasses p;
-  const Sizes s{static_cast<double>(micro_batch), dtype_bytes(dtype), graph.in, graph.out};
+  const Sizes s{static_cast<double>(micro_batch), dtype_bytes(dtype), graph.in, graph.out, input_grad};
   switch (layer.kind) {
     case CnnLayerKind::Conv: conv(p, layer, graph, s, name, dtype); break;
     case CnnLayerKind::BatchNorm: batch_norm(p, graph, s, name, dtype); break;

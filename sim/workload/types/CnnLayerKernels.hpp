@@ -31,9 +31,15 @@ struct LayerPasses {
 };
 
 /// What layer `index` runs for `micro_batch` images in `dtype`; kernel names start with `name`.
-/// `graph` is the layer's resolved input and shapes (analyze_network).
+/// `graph` is the layer's resolved input and shapes (analyze_network). `input_grad`: the gradient
+/// of its input is needed (a layer before it has parameters); else its backward computes only its
+/// own parameters' gradients (the first convolution has no data gradient).
 LayerPasses layer_passes(const CnnLayer& layer, const LayerGraph& graph, long long index, const std::string& name,
-                         int micro_batch, DType dtype);
+                         int micro_batch, DType dtype, bool input_grad);
+
+/// Per layer: whether the gradient of its output is needed, i.e. it or a layer before it on its
+/// path from the image has parameters (autograd's requires_grad).
+std::vector<bool> output_gradients(const std::vector<CnnLayer>& layers, const CnnNetwork& net);
 
 /// Whether a convolution is too narrow for a tensor-core GEMM and runs as a memory-bound kernel:
 /// fewer than kMinGemmChannels output channels per group (the GEMM's N) or input elements per

@@ -135,8 +135,10 @@ std::shared_ptr<const config::WorkloadParams> CnnType::build(const ConfigDocumen
   spec->layers = std::move(d->layers);
   spec->form = d->form;
   spec->classes = d->classes;
-  if (spec->classes == 0 && spec->layers.size() >= 2 && spec->layers[spec->layers.size() - 2].kind == CnnLayerKind::Fc)
-    spec->classes = spec->layers[spec->layers.size() - 2].out;
+  if (spec->classes == 0) {  // the network form: the features the loss receives
+    const CnnNetwork net = analyze_network(spec->layers, spec->image);
+    if (!net.layers.empty() && net.layers.back().known) spec->classes = static_cast<int>(net.layers.back().in.c);
+  }
   return spec;
 }
 
