@@ -68,7 +68,6 @@ void check_pipeline_split(const ConfigDocument& doc, const ConfigDocument& workl
 /// The 3D-parallel layout against the workload: heads over tp, layers over pp x virtual_stages,
 /// micro-batches of the interleaved schedule, ZeRO stage and device order.
 void check_parallel_layout(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
-  const std::int64_t tp = int_or(doc, "parallelism.tp", 1);
   const std::int64_t pp = int_or(doc, "parallelism.pp", 1);
   const std::int64_t dp = int_or(doc, "parallelism.dp", 1);
   const std::int64_t v = int_or(doc, "parallelism.virtual_stages", 1);
