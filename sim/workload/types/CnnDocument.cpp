@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "config/KeyTableParts.hpp"
-#include "workload/types/CnnNetwork.hpp"
+#include "workload/types/CnnStages.hpp"
 
 namespace clearfog::workload {
 

@@ -1,8 +1,8 @@
 #pragma once
 // A CNN's layer list as a graph: each layer's input and shortcut resolved, the shapes of the
 // tensors it reads and writes, and the blocks a pipeline may cut between (a cut where only one
-// tensor is live, never inside a residual unit). Also the ResNet/VGG `stages:` form expanded into
-// layers. Pure; problems are collected (for the workload checks to locate), never thrown.
+// tensor is live, never inside a residual unit). Pure; problems are collected (for the workload
+// checks to locate), never thrown.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -57,9 +57,6 @@ struct CnnNetwork {
 /// the layers that name one (`block:`) or, when none does, at every convolution or fully
 /// connected layer where the network can be cut (one tensor live).
 CnnNetwork analyze_network(const std::vector<CnnLayer>& layers, const ImageShape& image);
-
-/// The layers of the compact form: stem, stages, head, loss (docs/workloads.md).
-std::vector<CnnLayer> expand_stages(const CnnStages& stages, int image_channels);
 
 /// The output size of a window of `kernel` (dilated by `dilation`) sliding with `stride` over
 /// `size` padded by `padding` on both sides; < 1 when the window does not fit (PyTorch's floor mode).
