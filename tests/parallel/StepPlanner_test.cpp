@@ -29,15 +29,6 @@ config::ScenarioSpec scenario(int tp, int pp, int dp, int micro_batches) {
   return s;
 }
 
-/// Ops of category `c` and kind `kind` whose name contains `part` (all when empty).
-std::size_t count_ops(const program::RankProgram& p, program::Category c, program::OpKind kind,
-                      const std::string& part = "") {
-  std::size_t n = 0;
-  for (const auto& op : p.ops())
-    if (op.category == c && op.kind == kind && op.name.find(part) != std::string::npos) ++n;
-  return n;
-}
-
 /// Whether an op belongs to a transformer layer block ("mb0.L3.fwd.tp1...").
 bool layer_op(const std::string& name) { return name.find(".L") != std::string::npos; }
 
