@@ -5,7 +5,7 @@
 #include "config/ScenarioSpec.hpp"
 #include "engine/ReplayOptions.hpp"
 #include "engine/SimulationResult.hpp"
-#include "parallel/DataParallelPlanner.hpp"
+#include "parallel/StepPlan.hpp"
 #include "report/StepMetrics.hpp"
 
 namespace clearfog::driver {
