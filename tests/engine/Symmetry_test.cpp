@@ -3,67 +3,18 @@
 // full replay (relative difference < 1e-9); where replicas' routes differ, the check refuses.
 #include <catch2/catch.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 
-#include "driver/ScenarioRun.hpp"
-#include "engine/ForkedRun.hpp"
+#include "support/ReplayTimes.hpp"
 #include "support/TopologyPlatforms.hpp"
 
 using namespace clearfog;
 
 namespace {
 
-struct Replayed {
-  std::string mode;
-  std::string detail;
-  double step_s = 0;
-  std::uint64_t simulated_ops = 0;
-  std::vector<std::vector<std::pair<double, double>>> ops;  // [rank][op] (start, end)
-};
-
-Replayed replay(const config::ScenarioSpec& s, bool symmetry) {
-  const auto text = engine::run_forked([&] {
-    driver::RunOptions options;
-    options.replay.symmetry = symmetry;
-    const auto run = driver::run_scenario(s, options);
-    nlohmann::json j;
-    j["mode"] = run.simulation.replay.mode;
-    j["detail"] = run.simulation.replay.detail;
-    j["step_s"] = run.simulation.makespan_s;
-    j["simulated_ops"] = run.simulation.replay.simulated_ops;
-    auto& ops = j["ops"] = nlohmann::json::array();
-    for (const auto& rank : run.simulation.ops) {
-      auto row = nlohmann::json::array();
-      for (const auto& t : rank) row.push_back({t.start_s, t.end_s});
-      ops.push_back(std::move(row));
-    }
-    return j.dump();
-  });
-  const auto j = nlohmann::json::parse(text);
-  Replayed r{j["mode"], j["detail"], j["step_s"], j["simulated_ops"], {}};
-  for (const auto& row : j["ops"]) {
-    auto& rank = r.ops.emplace_back();
-    for (const auto& t : row) rank.emplace_back(t[0].get<double>(), t[1].get<double>());
-  }
-  return r;
-}
-
-/// The largest relative difference between two replays' op times.
-double worst_difference(const Replayed& a, const Replayed& b) {
-  REQUIRE(a.ops.size() == b.ops.size());
-  double worst = 0;
-  for (std::size_t r = 0; r < a.ops.size(); ++r) {
-    REQUIRE(a.ops[r].size() == b.ops[r].size());
-    for (std::size_t i = 0; i < a.ops[r].size(); ++i)
-      for (const auto& [x, y] : {std::pair{a.ops[r][i].first, b.ops[r][i].first},
-                                 std::pair{a.ops[r][i].second, b.ops[r][i].second}})
-        if (x != y) worst = std::max(worst, std::abs(x - y) / std::max(std::abs(x), std::abs(y)));
-  }
-  return worst;
-}
+using test::replay_times;
+using test::worst_difference;
 
 constexpr config::LinkSpec kDeviceLink{100e9, 1e-6};
 constexpr config::LinkSpec kNic{25e9, 2e-6};
@@ -95,8 +46,8 @@ TEST_CASE("engine::simulate: symmetric replay of a 3D plan gives every op the fu
   // route of the same links. The node's fabric link carries both tensor ranks' traffic: a link the
   // tensor-parallel shift leaves in place, which the quotient replays at half its bandwidth.
   const auto s = scenario(test::fat_tree_cluster(4, 2, kDeviceLink, 2, kNic, kFabricLink), 2, 2, 2);
-  const auto full = replay(s, false);
-  const auto symmetric = replay(s, true);
+  const auto full = replay_times(s, false);
+  const auto symmetric = replay_times(s, true);
   CHECK(full.mode == "full");
   REQUIRE(symmetric.mode == "symmetric");
   CHECK_THAT(symmetric.detail, Catch::Contains("4 isomorphic ranks per class") &&
@@ -110,10 +61,10 @@ TEST_CASE("engine::simulate: symmetric replay of a 3D plan gives every op the fu
 
 TEST_CASE("engine::simulate: symmetric replay of data parallelism on one switch matches the full replay",
           "[engine][symmetry][simulation]") {
-  // Plain data parallelism (the DDP planner): 8 replicas joined by fluid ring all-reduces.
+  // Plain data parallelism: 8 replicas joined by fluid ring all-reduces.
   auto s = scenario(test::switch_platform(8, 100e9, 1e-6), 1, 1, 8);
-  const auto full = replay(s, false);
-  const auto symmetric = replay(s, true);
+  const auto full = replay_times(s, false);
+  const auto symmetric = replay_times(s, true);
   REQUIRE(symmetric.mode == "symmetric");
   CHECK_THAT(symmetric.detail, Catch::Contains("8 isomorphic ranks per class"));
   CHECK(std::abs(symmetric.step_s - full.step_s) <= 1e-9 * full.step_s);
@@ -127,7 +78,7 @@ TEST_CASE("engine::simulate: replicas that share a link unevenly are replayed in
   // 1's and replica 3's messages share; shifting the replicas maps a 2-link route onto a 4-link one.
   const auto platform = test::pcie_tree_platform(4, 2, {32e9, 1e-6}, {32e9, 1e-6});
   const auto s = scenario(platform, 1, 1, 4);
-  const auto r = replay(s, true);
+  const auto r = replay_times(s, true);
   CHECK(r.mode == "full");
   CHECK_THAT(r.detail, Catch::Contains("data-parallel ranks see different routes"));
 }
@@ -139,8 +90,8 @@ TEST_CASE("engine::simulate: replicas that share a link evenly keep exact times"
   // the quotient gives it half its bandwidth.
   auto s = scenario(test::pcie_tree_platform(4, 2, {32e9, 1e-6}, {32e9, 1e-6}), 2, 1, 2);
   s.parallelism.order = {config::ParallelAxis::Data, config::ParallelAxis::Tensor, config::ParallelAxis::Pipeline};
-  const auto full = replay(s, false);
-  const auto symmetric = replay(s, true);
+  const auto full = replay_times(s, false);
+  const auto symmetric = replay_times(s, true);
   REQUIRE(symmetric.mode == "symmetric");
   CHECK_THAT(symmetric.detail, Catch::Contains("data-parallel x2"));
   CHECK(worst_difference(symmetric, full) < 1e-9);
