@@ -10,11 +10,13 @@ namespace clearfog {
 
 class PhaseTimer {
 public:
-  /// Logs the time since the previous mark (or construction) under `phase`.
-  void mark(std::string_view phase) {
+  /// Logs the time since the previous mark (or construction) under `phase`, and returns it.
+  double mark(std::string_view phase) {
     const auto now = std::chrono::steady_clock::now();
-    spdlog::debug("{}: {:.3f} s", phase, std::chrono::duration<double>(now - last_).count());
+    const double seconds = std::chrono::duration<double>(now - last_).count();
+    spdlog::debug("{}: {:.3f} s", phase, seconds);
     last_ = now;
+    return seconds;
   }
 
 private:

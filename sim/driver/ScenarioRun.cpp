@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 
 #include "core/Errors.hpp"
@@ -22,6 +23,9 @@ namespace {
 /// Above this many ranks, auto-tuning simulates candidates at fluid fidelity: step fidelity costs
 /// O(P^2) events per candidate.
 constexpr int kStepTuningMaxRanks = 64;
+
+/// Planning longer than this is reported on stderr when the run shows progress.
+constexpr double kSlowPlanning_s = 5;
 
 /// `members` in the order the platform's ring visits them (rings follow the topology, as NCCL
 /// builds them).
@@ -88,7 +92,10 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions&
                                scenario.collectives.fidelity == config::Fidelity::Fluid &&
                                scenario.parallelism.zero_stage < 3);
   run.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario), options);
-  phases.mark("planned");
+  const double planning_s = phases.mark("planned");
+  if (run_options.replay.progress && planning_s >= kSlowPlanning_s)
+    std::fprintf(stderr, "clearfog: planned %llu ops on %d ranks in %.0f s\n",
+                 static_cast<unsigned long long>(run.step.plan.op_count()), run.step.plan.rank_count(), planning_s);
   const int shared = program::share_identical_ops(run.step.plan);
   phases.mark("identical programs shared");
   spdlog::debug("{} of {} ranks share another rank's ops", shared, run.step.plan.rank_count());

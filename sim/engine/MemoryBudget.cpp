@@ -17,10 +17,15 @@ constexpr double kStatePerOp_B = 16 + 16;
 // Per replayed transfer: ActivityReplay::Posting.
 constexpr double kStatePerTransfer_B = 8;
 // SimGrid, per endpoint of the platform (host, its share of links, netpoints and route tables) and
-// per replayed rank (flows in flight); fitted to peak RSS, see docs/performance.md ("Memory budget").
+// per replayed rank (flows in flight); fitted to peak RSS, see docs/engine.md (section 4).
 constexpr double kSimGridPerEndpoint_B = 6e3;
 constexpr double kSimGridPerReplayedRank_B = 8e3;
 constexpr double kSimGridBase_B = 40e6;  // libraries, models and the process itself
+// The planner's peak beside the finished plan (arrays grown by doubling, ranks' ops before they are
+// shared; jemalloc keeps freed pages mapped), as a multiple of the plan: fitted to the peak RSS of
+// the 175B/1,024-GPU and 530B/2,520-GPU runs (0.75 and 0.94, mean 0.85), checked on the
+// 1T/16,384-GPU run (2.0 there: the estimate is 34 % low), docs/engine.md section 4.
+constexpr double kPlannerPerPlan = 0.85;
 
 double gib(double bytes) { return bytes / (1024.0 * 1024 * 1024); }
 
@@ -31,6 +36,7 @@ ReplayFootprint estimate_footprint(const program::Plan& plan, const program::Mes
   ReplayFootprint f;
   for (const auto& p : plan.ranks) f.plan_B += static_cast<double>(p.memory_bytes());
   f.plan_B += static_cast<double>(plan.ranks.names().memory_bytes() + plan.ranks.tables().values.memory_bytes());
+  f.planner_B = kPlannerPerPlan * f.plan_B;
   f.index_B = static_cast<double>(index.memory_bytes());
   for (const int rank : ranks.ranks) {
     const auto& p = plan.ranks[rank];
@@ -45,11 +51,11 @@ void check_budget(const ReplayFootprint& footprint, double max_B, const program:
                   const program::MessageIndex& index) {
   if (max_B <= 0 || footprint.total_B() <= max_B) return;
   throw BudgetError(fmt::format(
-      "this run needs about {:.1f} GiB (plan {:.1f}, replay state {:.1f}, SimGrid {:.1f}) for "
+      "this run needs about {:.1f} GiB (plan and planner {:.1f}, replay state {:.1f}, SimGrid {:.1f}) for "
       "{} ops and {} messages, more than --max-memory {:.1f} GiB. Simulate fewer events: collectives.fidelity: "
       "fluid (one transfer per peer instead of one per step), simulation.granularity: chunk (one op per model "
       "chunk instead of per layer), fewer micro-batches; or raise --max-memory",
-      gib(footprint.total_B()), gib(footprint.plan_B + footprint.index_B), gib(footprint.state_B),
+      gib(footprint.total_B()), gib(footprint.plan_B + footprint.planner_B + footprint.index_B), gib(footprint.state_B),
       gib(footprint.simgrid_B), plan.op_count(), index.messages(), gib(max_B)));
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// What a replay holds in memory, estimated from the plan before it starts (docs/performance.md,
-// "Memory budget"), and the refusal when that exceeds what the run may use.
+// What a replay holds in memory, estimated from the plan before it starts (docs/engine.md,
+// section 4), and the refusal when that exceeds what the run may use.
 #include <cstdint>
 
 #include "engine/ActivityReplay.hpp"
@@ -11,10 +11,11 @@ namespace clearfog::engine {
 
 struct ReplayFootprint {
   double plan_B = 0;       // the plan as built (measured)
+  double planner_B = 0;    // what the planner held beside it at its peak (calibrated, see the .cpp)
   double index_B = 0;      // which transfer matches which
   double state_B = 0;      // per-op and per-transfer state and timelines of the replayed ranks
   double simgrid_B = 0;    // hosts, links, routes and in-flight flows (calibrated, see the .cpp)
-  [[nodiscard]] double total_B() const { return plan_B + index_B + state_B + simgrid_B; }
+  [[nodiscard]] double total_B() const { return plan_B + planner_B + index_B + state_B + simgrid_B; }
 };
 
 ReplayFootprint estimate_footprint(const program::Plan& plan, const program::MessageIndex& index,

@@ -4,6 +4,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
 #include <string>
 
 #include "core/Errors.hpp"
@@ -22,6 +23,8 @@ namespace {
 
 // Nominal host speed: hosts run no Exec (compute ops are timers), so the value only has to be valid.
 constexpr double kHostSpeed = 1e12;
+/// Runs with at least this many ops announce their size and memory estimate on stderr (--progress).
+constexpr std::uint64_t kLongRunOps = 2000000;
 
 std::vector<std::string> engine_arguments() {
   return {"clearfog", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0", "--log=root.thresh:critical",
@@ -86,10 +89,15 @@ SimulationResult simulate(const topology::ClusterTopology& topology, const progr
   platform.root->seal();
   phases.mark("symmetry decided");
   const ReplayFootprint footprint = estimate_footprint(plan, index, ranks, topology.endpoint_count());
-  spdlog::debug("estimated memory: {:.0f} MB (plan {:.0f}, index {:.0f}, state {:.0f}, SimGrid {:.0f})",
-                footprint.total_B() / 1e6, footprint.plan_B / 1e6, footprint.index_B / 1e6, footprint.state_B / 1e6,
+  spdlog::debug("estimated memory: {:.0f} MB (plan {:.0f}, planner {:.0f}, index {:.0f}, state {:.0f}, SimGrid {:.0f})",
+                footprint.total_B() / 1e6, footprint.plan_B / 1e6, footprint.planner_B / 1e6, footprint.index_B / 1e6, footprint.state_B / 1e6,
                 footprint.simgrid_B / 1e6);
   check_budget(footprint, options.max_memory_B, plan, index);
+  // A long run says what it is about to do (a short one stays silent on stderr).
+  if (options.progress && plan.op_count() >= kLongRunOps)
+    std::fprintf(stderr, "clearfog: replaying %llu ops and %llu messages (%s), estimated memory %.2f GiB\n",
+                 static_cast<unsigned long long>(plan.op_count()), static_cast<unsigned long long>(index.messages()),
+                 info.mode.c_str(), footprint.total_B() / (1024.0 * 1024 * 1024));
   spdlog::info("replay: {}, {}", info.mode, info.detail);
 
   ActivityReplay replay(plan, index, std::move(ranks), options);

@@ -6,7 +6,7 @@
 namespace clearfog::engine {
 
 struct ReplayOptions {
-  /// Simulate one representative per class of ranks proven to be isomorphic (docs/performance.md);
+  /// Simulate one representative per class of ranks proven to be isomorphic (docs/engine.md);
   /// false forces the full replay (`--no-symmetry`).
   bool symmetry = true;
   /// Refuse to start (BudgetError) when the estimated memory exceeds this many bytes; 0: no limit.

@@ -1,5 +1,5 @@
 #pragma once
-// Symmetry, proven per run (docs/performance.md, "Symmetric replay"). A planner may hint rank
+// Symmetry, proven per run (docs/engine.md, section 3). A planner may hint rank
 // permutations under which its plan should be unchanged (program::Plan::symmetries). A hint is
 // used only if
 //  - it maps the plan onto itself (program::plan_symmetry_violation), and

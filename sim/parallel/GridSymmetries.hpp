@@ -1,5 +1,5 @@
 #pragma once
-// Symmetry hints for the engine (program::RankSymmetry, docs/performance.md): permutations of the
+// Symmetry hints for the engine (program::RankSymmetry, docs/engine.md): permutations of the
 // ranks under which a planner's plan may be unchanged. The engine proves each one against the plan
 // and the platform's routes before using it, so a hint that does not hold only costs the check.
 #include <string>

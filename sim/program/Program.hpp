@@ -10,7 +10,7 @@
 //    have completed; a transfer starts when both its send and its receive are posted;
 //  - a send to `peer` with tag t matches the receive from this rank with the same tag on `peer`.
 //
-// Storage is flat (docs/performance.md): a rank's ops are 20-byte records, their dependencies and
+// Storage is flat (docs/engine.md): a rank's ops are 20-byte records, their dependencies and
 // 16-byte transfers two arrays; names, durations and message sizes are ids into tables the ranks of
 // a plan share. Ranks whose ops are identical can share one copy of them (share_identical_ops()).
 #include <cstdint>
@@ -234,7 +234,7 @@ private:
 
 /// A permutation of the ranks under which a planner expects its plan to be unchanged (moving every
 /// rank of data-parallel replica d to replica d+1, say). Planners MAY list them; the engine proves
-/// each one against the programs and the platform's routes before using it (docs/performance.md).
+/// each one against the programs and the platform's routes before using it (docs/engine.md).
 struct RankSymmetry {
   std::string axis;        // what moves, for the run summary: "data-parallel", "tensor-parallel"
   std::vector<int> image;  // image[r]: the rank r maps to; one entry per rank of the plan
