@@ -87,14 +87,32 @@ int tree_depth(const std::vector<int>& parents) {
   return *std::max_element(depth.begin(), depth.end());
 }
 
-Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B) {
+std::vector<int> nccl_tree_parents(int p, int per_node, bool second) {
+  const int q = p / per_node;
+  const std::vector<int> across = double_binary_tree_parents(q, second);
+  // Each node is a chain; the second tree runs it the other way, so that its head differs.
+  const int head = second ? per_node - 1 : 0;
+  std::vector<int> parents(p);
+  for (int n = 0; n < q; ++n)
+    for (int j = 0; j < per_node; ++j) {
+      const int me = n * per_node + j;
+      if (j != head) parents[me] = n * per_node + (second ? j + 1 : j - 1);
+      else parents[me] = across[n] < 0 ? -1 : across[n] * per_node + head;
+    }
+  return parents;
+}
+
+Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B, int per_node) {
   Schedule s(p);
   if (p < 2) return s;
+  const bool nodes = per_node > 0 && p % per_node == 0;
+  const auto first = nodes ? nccl_tree_parents(p, per_node, false) : double_binary_tree_parents(p, false);
+  const auto second = nodes ? nccl_tree_parents(p, per_node, true) : double_binary_tree_parents(p, true);
   // The trees are separate flows (NCCL runs them on separate channels): a pair that is an edge of
   // both keeps two transfers in the fluid plan, so that every flow of a link has the same size and
   // max-min sharing keeps the busiest links full to the end.
-  s.alongside(tree_reduce_broadcast(double_binary_tree_parents(p, false), bytes / 2, chunk_B, 0));
-  s.alongside(tree_reduce_broadcast(double_binary_tree_parents(p, true), bytes / 2, chunk_B, 1));
+  s.alongside(tree_reduce_broadcast(first, bytes / 2, chunk_B, 0));
+  s.alongside(tree_reduce_broadcast(second, bytes / 2, chunk_B, 1));
   return s;
 }
 

@@ -7,6 +7,9 @@
 //    j + u and reaches depth d in round j + U + d - 1 (U, the root's height). 2·D + k - 1 rounds
 //    for trees of depth D; per round a member moves at most 4 chunks (inner node in one tree:
 //    1 up, 2 down; leaf in the other: 1 up), so time ≈ (2·D + k - 1)·α + 2·n·β for large k.
+//    With members in nodes of m (per_node > 0), NCCL's shape (src/graph/trees.cc, connect.cc):
+//    the members of a node form a chain, the double binary tree joins the nodes' heads; the second
+//    tree runs every chain the other way (head m-1 instead of 0). Depth m - 1 + D(nodes).
 //  - broadcast, reduce: binomial tree, ceil(log2 p) rounds of n; time ceil(log2 p)·(α + n·β).
 #include <vector>
 
@@ -19,7 +22,11 @@ std::vector<int> double_binary_tree_parents(int p, bool second);
 /// Edges from the root to the deepest member of a tree given by its parents.
 int tree_depth(const std::vector<int>& parents);
 
-Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B = 0);
+/// NCCL's trees over nodes of `per_node` consecutive members (see above).
+std::vector<int> nccl_tree_parents(int p, int per_node, bool second);
+
+/// per_node 0: one double binary tree over all members; else NCCL's chains and node tree.
+Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B = 0, int per_node = 0);
 Schedule binomial_broadcast_schedule(int p, int root, double bytes);
 Schedule binomial_reduce_schedule(int p, int root, double bytes);
 

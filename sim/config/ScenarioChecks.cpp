@@ -120,7 +120,8 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
                               name),
                   out);
       break;
-    case CollectiveAlgorithm::Auto:
+    case CollectiveAlgorithm::Nccl:
+    case CollectiveAlgorithm::Best:
     case CollectiveAlgorithm::Ring:
     case CollectiveAlgorithm::Tree:
     case CollectiveAlgorithm::HalvingDoubling:

@@ -16,8 +16,7 @@ topology::ClusterTopology cluster() {
 
 driver::CollectiveTiming measure(const topology::ClusterTopology& c, config::CollectiveOp op,
                                  config::CollectiveAlgorithm algo, int ranks, double bytes) {
-  return driver::measure_collective(c, {op, algo, c.platform().collectives.protocols().front(),
-                                        config::Fidelity::Step, ranks, bytes});
+  return driver::measure_collective(c, {op, algo, config::Protocol::Simple, config::Fidelity::Step, ranks, bytes, {}});
 }
 
 }  // namespace

@@ -34,15 +34,11 @@ std::vector<Row> read_reference() {
   return rows;
 }
 
-/// The faster of the platform's protocols, as NCCL's tuner picks one per size.
+/// The default algorithm (nccl: NCCL's own choice of algorithm, protocol and channels).
 double simulated_busbw_GBps(const topology::ClusterTopology& cluster, double bytes) {
-  double best = 0;
-  for (const auto& protocol : cluster.platform().collectives.protocols()) {
-    const driver::CollectiveCase c{config::CollectiveOp::AllReduce, config::CollectiveAlgorithm::Ring, protocol,
-                                   config::Fidelity::Step, 8, bytes};
-    best = std::max(best, driver::measure_collective(cluster, c).busbw_Bps / 1e9);
-  }
-  return best;
+  const driver::CollectiveCase c{config::CollectiveOp::AllReduce, config::CollectiveAlgorithm::Nccl, std::nullopt,
+                                 config::Fidelity::Step, 8, bytes, {}};
+  return driver::measure_collective(cluster, c).busbw_Bps / 1e9;
 }
 
 }  // namespace
