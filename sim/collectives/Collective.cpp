@@ -123,7 +123,7 @@ Schedule schedule_for(const CollectiveRequest& r) {
         case CollectiveOp::AllReduce: return direct_all_reduce_schedule(p, n);
         case CollectiveOp::ReduceScatter: return direct_reduce_scatter_schedule(p, n);
         case CollectiveOp::AllGather: return direct_all_gather_schedule(p, n);
-        case CollectiveOp::AllToAll: return pairwise_all_to_all_schedule(p, n);
+        case CollectiveOp::AllToAll: return grouped_all_to_all_schedule(p, n);
         case CollectiveOp::Broadcast: return direct_broadcast_schedule(p, r.root, n);
         case CollectiveOp::Reduce: return direct_reduce_schedule(p, r.root, n);
         case CollectiveOp::SendRecv: return sendrecv_schedule(n);
