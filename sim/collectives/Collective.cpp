@@ -104,7 +104,8 @@ Schedule schedule_for(const CollectiveRequest& r) {
       break;
     case CollectiveAlgorithm::Tree:
       switch (r.op) {
-        case CollectiveOp::AllReduce: return tree_all_reduce_schedule(p, n, chunk, r.ranks_per_node);
+        case CollectiveOp::AllReduce:
+          return tree_all_reduce_schedule(p, n, chunk, r.ranks_per_node, std::max(1, r.channels / 2));
         case CollectiveOp::Broadcast: return binomial_broadcast_schedule(p, r.root, n);
         case CollectiveOp::Reduce: return binomial_reduce_schedule(p, r.root, n);
         default: break;

@@ -102,17 +102,24 @@ std::vector<int> nccl_tree_parents(int p, int per_node, bool second) {
   return parents;
 }
 
-Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B, int per_node) {
+Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B, int per_node, int rotations) {
   Schedule s(p);
   if (p < 2) return s;
   const bool nodes = per_node > 0 && p % per_node == 0;
   const auto first = nodes ? nccl_tree_parents(p, per_node, false) : double_binary_tree_parents(p, false);
   const auto second = nodes ? nccl_tree_parents(p, per_node, true) : double_binary_tree_parents(p, true);
-  // The trees are separate flows (NCCL runs them on separate channels): a pair that is an edge of
-  // both keeps two transfers in the fluid plan, so that every flow of a link has the same size and
-  // max-min sharing keeps the busiest links full to the end.
-  s.alongside(tree_reduce_broadcast(first, bytes / 2, chunk_B, 0));
-  s.alongside(tree_reduce_broadcast(second, bytes / 2, chunk_B, 1));
+  // Rotation c renames local member j of every node (j + c) mod per_node, so that its trees enter
+  // and leave the nodes through other members (and their NICs), as NCCL's channels do.
+  const int r = nodes && per_node < p ? std::clamp(rotations, 1, per_node) : 1;
+  for (int c = 0; c < r; ++c) {
+    std::vector<int> order(p);
+    for (int v = 0; v < p; ++v) order[v] = nodes ? v / per_node * per_node + (v % per_node + c) % per_node : v;
+    // The trees are separate flows (NCCL runs them on separate channels): a pair that is an edge of
+    // both keeps two transfers in the fluid plan, so that every flow of a link has the same size and
+    // max-min sharing keeps the busiest links full to the end.
+    s.alongside(tree_reduce_broadcast(first, bytes / 2 / r, chunk_B / r, 2 * c).embedded(order, p));
+    s.alongside(tree_reduce_broadcast(second, bytes / 2 / r, chunk_B / r, 2 * c + 1).embedded(order, p));
+  }
   return s;
 }
 

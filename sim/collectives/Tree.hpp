@@ -10,6 +10,7 @@
 //    With members in nodes of m (per_node > 0), NCCL's shape (src/graph/trees.cc, connect.cc):
 //    the members of a node form a chain, the double binary tree joins the nodes' heads; the second
 //    tree runs every chain the other way (head m-1 instead of 0). Depth m - 1 + D(nodes).
+//    Channels: across nodes each pair of trees is run once per rotation of the nodes' members.
 //  - broadcast, reduce: binomial tree, ceil(log2 p) rounds of n; time ceil(log2 p)·(α + n·β).
 #include <vector>
 
@@ -25,8 +26,11 @@ int tree_depth(const std::vector<int>& parents);
 /// NCCL's trees over nodes of `per_node` consecutive members (see above).
 std::vector<int> nccl_tree_parents(int p, int per_node, bool second);
 
-/// per_node 0: one double binary tree over all members; else NCCL's chains and node tree.
-Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B = 0, int per_node = 0);
+/// per_node 0: one double binary tree over all members; else NCCL's chains and node tree, run in
+/// `rotations` copies (at most per_node) side by side, copy c with every node's members rotated by
+/// c, each carrying 1/rotations of the buffer in chunks of chunk_B/rotations: NCCL's tree channels,
+/// which enter every node through different GPUs and NICs.
+Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B = 0, int per_node = 0, int rotations = 1);
 Schedule binomial_broadcast_schedule(int p, int root, double bytes);
 Schedule binomial_reduce_schedule(int p, int root, double bytes);
 

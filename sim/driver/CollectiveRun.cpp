@@ -146,8 +146,13 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
   r.root = 0;
   r.ranks_per_node = ranks_per_node(cluster, members);
   if (!members.empty()) r.switch_endpoint = cluster.reduction_switch(cluster.node_of(members.front()));
-  r.step_overhead_s = nvls ? 0.0 : choice.protocol.step_overhead_s;
-  r.launch_overhead_s = nvls ? calibration.in_switch_latency_s : 0.0;
+  // Pipelined algorithms pay the protocol's step cost once per member, not per chunk: NCCL streams
+  // chunks through NCCL_STEPS buffer slots, so their synchronisation overlaps (docs/collectives.md).
+  const bool pipelined = nvls || (choice.algorithm == CollectiveAlgorithm::Tree && op == CollectiveOp::AllReduce) ||
+                         (choice.algorithm == CollectiveAlgorithm::Ring &&
+                          (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce));
+  r.step_overhead_s = pipelined ? 0.0 : choice.protocol.step_overhead_s;
+  r.launch_overhead_s = nvls ? calibration.in_switch_latency_s : pipelined ? choice.protocol.step_overhead_s : 0.0;
   r.step_latency_s = step_latency_s(cluster, members);
   const double pipeline_B = pipeline_chunk_B(cluster, op, members, bytes, choice);
   r.chunk_B = pipeline_B < 0 ? calibration.chunk_B : pipeline_B / efficiency;
