@@ -291,6 +291,19 @@ KeyTable make_platform_table() {
            .constraint = Constraint::NonNegative,
            .description = "Fixed cost of each step of a collective algorithm (kernel launch, "
                           "protocol, synchronisation)."},
+          {.path = "collectives.copy_efficiency",
+           .type = KeyType::Number,
+           .presence = Presence::Optional,
+           .constraint = Constraint::Fraction,
+           .description = "Simple's payload / link bandwidth for operations that only copy (all_gather, "
+                          "all_to_all, broadcast, sendrecv; no reduction on the way); absent: "
+                          "collectives.efficiency."},
+          {.path = "collectives.intra_node.copy_efficiency",
+           .type = KeyType::Number,
+           .presence = Presence::Optional,
+           .constraint = Constraint::Fraction,
+           .description = "The same inside one node; absent: collectives.intra_node.efficiency.",
+           .only_with = {Condition::greater("collectives.intra_node.efficiency", 0)}},
           {.path = "collectives.chunk",
            .type = KeyType::Quantity,
            .dimension = Dimension::Bytes,

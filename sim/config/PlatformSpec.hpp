@@ -153,6 +153,7 @@ constexpr std::optional<GpuArch> parse_gpu_arch(std::string_view name) {
 struct CollectiveProtocol {
   Protocol kind = Protocol::Simple;
   double efficiency = 1.0;     // payload / link bandwidth, (0, 1]
+  double copy_efficiency = 1.0;  // the same for operations that only copy (no reduction)
   double step_overhead_s = 0;  // fixed cost of each algorithm step
   [[nodiscard]] std::string name() const { return std::string(protocol_name(kind)); }
 };
@@ -161,6 +162,7 @@ struct CollectiveProtocol {
 struct ProtocolCost {
   double efficiency = 0;
   double step_overhead_s = 0;
+  double copy_efficiency = 0;  // Simple only: all_gather, all_to_all, broadcast, sendrecv; 0: `efficiency`
 };
 
 /// How close collective libraries get to the links on this platform (from measurements).
@@ -184,7 +186,8 @@ struct CollectiveCalibration {
     const ProtocolCost& inner = p == Protocol::Simple ? intra_simple : p == Protocol::LL ? intra_ll : intra_ll128;
     const ProtocolCost& c = inside_node && inner.efficiency > 0 ? inner : outer;
     if (!(c.efficiency > 0)) return std::nullopt;
-    return CollectiveProtocol{p, c.efficiency, c.step_overhead_s};
+    return CollectiveProtocol{p, c.efficiency, c.copy_efficiency > 0 ? c.copy_efficiency : c.efficiency,
+                              c.step_overhead_s};
   }
 };
 

@@ -168,12 +168,15 @@ FabricSpec build_fabric(const ConfigDocument& document) {
 ProtocolCost protocol_cost(const ConfigDocument& document, const std::string& prefix) {
   const ConfigValue* efficiency = document.find(prefix + ".efficiency");
   if (!efficiency) return {};
-  return {efficiency->as_number(), document.get_number(prefix + ".step_overhead")};
+  const ConfigValue* copy = document.find(prefix + ".copy_efficiency");
+  return {efficiency->as_number(), document.get_number(prefix + ".step_overhead"), copy ? copy->as_number() : 0.0};
 }
 
 CollectiveCalibration build_collectives(const ConfigDocument& document) {
   CollectiveCalibration c;
-  c.simple = {document.get_number("collectives.efficiency"), document.get_number("collectives.step_overhead")};
+  const ConfigValue* copy = document.find("collectives.copy_efficiency");
+  c.simple = {document.get_number("collectives.efficiency"), document.get_number("collectives.step_overhead"),
+              copy ? copy->as_number() : 0.0};
   c.ll = protocol_cost(document, "collectives.low_latency");
   c.ll128 = protocol_cost(document, "collectives.ll128");
   c.intra_simple = protocol_cost(document, "collectives.intra_node");

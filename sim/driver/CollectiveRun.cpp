@@ -134,7 +134,11 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
                                             const CollectivePlanChoice& choice, config::Fidelity fidelity) {
   const auto& calibration = cluster.platform().collectives;
   const bool nvls = choice.algorithm == CollectiveAlgorithm::InSwitch;
-  const double efficiency = nvls ? calibration.in_switch_efficiency : choice.protocol.efficiency;
+  const bool copy = op == CollectiveOp::AllGather || op == CollectiveOp::AllToAll || op == CollectiveOp::Broadcast ||
+                    op == CollectiveOp::SendRecv;
+  const double efficiency = nvls ? calibration.in_switch_efficiency
+                            : copy ? choice.protocol.copy_efficiency
+                                   : choice.protocol.efficiency;
   collectives::CollectiveRequest r;
   r.op = op;
   r.algorithm = choice.algorithm;

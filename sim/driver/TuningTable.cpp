@@ -53,7 +53,7 @@ std::string timing_fingerprint(const topology::ClusterTopology& cluster, const s
   for (int v : p.fabric.dragonfly) s += fmt::format("f{}", v);
   const auto& c = p.collectives;
   for (const config::ProtocolCost& pr : {c.simple, c.ll, c.ll128, c.intra_simple, c.intra_ll, c.intra_ll128})
-    s += fmt::format("|{:.9g}:{:.9g}", pr.efficiency, pr.step_overhead_s);
+    s += fmt::format("|{:.9g}:{:.9g}:{:.9g}", pr.efficiency, pr.step_overhead_s, pr.copy_efficiency);
   s += fmt::format("|nvls {:.9g} {:.9g}|chunk {:.9g}|arch {}", c.in_switch_efficiency, c.in_switch_latency_s, c.chunk_B,
                    config::gpu_arch_name(c.arch));
   return s;
