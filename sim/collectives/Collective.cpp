@@ -10,6 +10,7 @@
 #include "collectives/HalvingDoubling.hpp"
 #include "collectives/Hierarchical.hpp"
 #include "collectives/InSwitch.hpp"
+#include "collectives/NvlsTree.hpp"
 #include "collectives/Ring.hpp"
 #include "collectives/Tree.hpp"
 #include "core/Errors.hpp"
@@ -37,7 +38,8 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
     if (!seen.insert(rank).second) throw Error(fmt::format("names rank {} twice", rank));
   }
   if (!(r.bytes >= 0) || !std::isfinite(r.bytes)) throw Error(fmt::format("bytes must be >= 0, got {}", r.bytes));
-  if (!(r.step_overhead_s >= 0) || !(r.step_latency_s >= 0) || !(r.chunk_B >= 0) || !(r.launch_overhead_s >= 0))
+  if (!(r.step_overhead_s >= 0) || !(r.step_latency_s >= 0) || !(r.chunk_B >= 0) || !(r.launch_overhead_s >= 0) ||
+      !(r.tree_scale > 0))
     throw Error(fmt::format("step_overhead_s, launch_overhead_s, step_latency_s and chunk_B must be >= 0, got {}, "
                             "{}, {}, {}",
                             r.step_overhead_s, r.launch_overhead_s, r.step_latency_s, r.chunk_B));
@@ -55,6 +57,16 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
     if (sw < 0 || sw >= plan.rank_count())
       throw Error(fmt::format("switch endpoint {} is outside the plan's ranks 0..{}", sw, plan.rank_count() - 1));
     if (seen.count(sw)) throw Error(fmt::format("switch endpoint {} is also a member", sw));
+  }
+  if (r.algorithm == CollectiveAlgorithm::NvlsTree) {
+    if (r.ranks_per_node < 1 || p % r.ranks_per_node != 0 ||
+        static_cast<int>(r.switch_endpoints.size()) != p / r.ranks_per_node)
+      throw Error(fmt::format("needs members in nodes of ranks_per_node and one reducing switch per node, got {} "
+                              "members, {} per node, {} switches",
+                              p, r.ranks_per_node, r.switch_endpoints.size()));
+    for (int sw : r.switch_endpoints)
+      if (sw < 0 || sw >= plan.rank_count() || seen.count(sw))
+        throw Error(fmt::format("switch endpoint {} is outside the plan's ranks or a member", sw));
   }
 }
 
@@ -90,7 +102,6 @@ Schedule schedule_for(const CollectiveRequest& r) {
   const int p = static_cast<int>(r.ranks.size());
   const double n = r.bytes;
   const double chunk = r.chunk_B;
-  const bool fluid = r.fidelity == config::Fidelity::Fluid;
   switch (r.algorithm) {
     case CollectiveAlgorithm::Ring:
       switch (r.op) {
@@ -141,6 +152,10 @@ Schedule schedule_for(const CollectiveRequest& r) {
     case CollectiveAlgorithm::InSwitch:
       if (r.op == CollectiveOp::AllReduce) return in_switch_all_reduce_schedule(p, n, chunk);
       break;
+    case CollectiveAlgorithm::NvlsTree:
+      if (r.op == CollectiveOp::AllReduce)
+        return nvls_tree_all_reduce_schedule(p, r.ranks_per_node, n, chunk, r.tree_scale);
+      break;
     case CollectiveAlgorithm::Nccl:
     case CollectiveAlgorithm::Best: break;
   }
@@ -161,7 +176,8 @@ bool supports(CollectiveOp op, CollectiveAlgorithm algorithm) {
     case CollectiveAlgorithm::HalvingDoubling: return reduce_or_gather;
     case CollectiveAlgorithm::Direct: return true;
     case CollectiveAlgorithm::Hierarchical: return reduce_or_gather;
-    case CollectiveAlgorithm::InSwitch: return op == CollectiveOp::AllReduce;
+    case CollectiveAlgorithm::InSwitch:
+    case CollectiveAlgorithm::NvlsTree: return op == CollectiveOp::AllReduce;
   }
   return false;
 }
@@ -188,6 +204,8 @@ std::vector<program::OpIndex> append_collective(program::Plan& plan, const Colle
   }
   lowering.endpoints = request.ranks;
   if (request.algorithm == CollectiveAlgorithm::InSwitch) lowering.endpoints.push_back(*request.switch_endpoint);
+  if (request.algorithm == CollectiveAlgorithm::NvlsTree)
+    lowering.endpoints.insert(lowering.endpoints.end(), request.switch_endpoints.begin(), request.switch_endpoints.end());
   lowering.members = static_cast<int>(request.ranks.size());
   lowering.fidelity = request.fidelity;
   lowering.step_overhead_s = request.step_overhead_s;

@@ -1,7 +1,7 @@
 #pragma once
 // Every collective, planned as ops of a Plan. append_collective() checks the request, asks the
 // algorithm's file for its Schedule (pure: Ring.hpp, Tree.hpp, HalvingDoubling.hpp, Direct.hpp,
-// Hierarchical.hpp, InSwitch.hpp) and lowers it at the requested fidelity (AppendSchedule.hpp).
+// Hierarchical.hpp, InSwitch.hpp, NvlsTree.hpp) and lowers it at the requested fidelity (AppendSchedule.hpp).
 // Schedules, times and sources: docs/collectives.md.
 #include <memory>
 #include <optional>
@@ -33,6 +33,8 @@ struct CollectiveRequest {
   /// channels' share. Other algorithms: recorded only (their chunk_B already reflects them).
   int channels = 1;
   std::optional<int> switch_endpoint;  // in-switch: the reducing switch's plan rank (ClusterTopology::reduction_switch)
+  std::vector<int> switch_endpoints;   // nvls-tree: each node's reducing switch, in the members' node order
+  double tree_scale = 1;               // nvls-tree: wire bytes across nodes per wire byte through a switch
   double step_overhead_s = 0;  // paid by every step (Exchange::overhead_s), chunk steps included
   double launch_overhead_s = 0;  // paid once, by each member's first step (NVLS setup)
   double chunk_B = 0;          // pipelining chunk, B (0: none)

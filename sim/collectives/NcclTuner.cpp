@@ -154,13 +154,16 @@ NcclGraph search_tree(const NcclSystem& s, const NcclGraph& ring) {
   return tree;
 }
 
-/// The NVLS graph inside one node: one channel per GPU (search.cc forces min = max = GPUs), each
-/// pulling `speed` through every GPU's port and twice through its head's, so (m+1)·speed fits in
-/// the GPU's bandwidth.
+/// The NVLS graph: one channel per head, each pulling `speed` through every GPU's port and twice
+/// through its head's, so (m+1)·speed fits in the GPU's bandwidth. Inside one node every GPU is a
+/// head (search.cc forces min = max = GPUs); across nodes the heads balance over the NICs, whose
+/// speed bounds the channel's (the sm90 inter speeds).
 NcclGraph search_nvls(const NcclSystem& s) {
   const int m = s.ranks / s.nodes;
-  for (double speed : kSpeedIntraSm90)
-    if ((m + 1) * speed <= s.gpu_GBps * (1 + 1e-9)) return {m, speed, speed};
+  const bool net = s.nodes > 1;
+  for (double speed : net ? kSpeedInterSm90 : kSpeedIntraSm90)
+    if ((m + 1) * speed <= s.gpu_GBps * (1 + 1e-9) && (!net || speed <= s.nic_GBps))
+      return {net ? s.nics : m, speed, speed};
   return {};
 }
 
@@ -195,7 +198,8 @@ NcclTuner::NcclTuner(const NcclSystem& system) : system_(system) {
   if (system.arch == NcclArch::Hopper && system.nodes > 1 && ring_.bw_intra_GBps > 45.0 && 2 * channels_ <= kMaxChannels)
     channels_ *= 2;
   // NVLS needs Hopper's NVSwitch in NCCL; the platform's node.in_switch_reduction says it is there.
-  if (system.nvls && system.nodes == 1 && system.ranks >= 2) {
+  // One node: NVLS; several: NVLSTree (NVLS across nodes needs CollNet, init.cc).
+  if (system.nvls && system.ranks / system.nodes >= 2) {
     nvls_ = search_nvls(system);
     nvls_channels_ = nvls_.channels > 0 ? kNvlsChannels : 0;
   }
@@ -212,7 +216,8 @@ void NcclTuner::tune() {
   const double ppn = static_cast<double>(ranks) / nodes;
   const int intra_hw = s.nvlink ? HW_NVLINK : HW_PCI;
   const int hw = nodes == 1 ? intra_hw : HW_NET;
-  const NcclGraph* graphs[kNcclAlgorithms] = {&tree_, &ring_, nullptr, nullptr, &nvls_, nullptr};
+  const NcclGraph* graphs[kNcclAlgorithms] = {&tree_, &ring_, nullptr, nullptr, nodes == 1 ? &nvls_ : nullptr,
+                                              nodes > 1 ? &nvls_ : nullptr};
   const bool same_channels = nodes == 1;  // rail rings enter each node through a different GPU
   for (CollectiveOp op : config::kAllCollectiveOps) {
     const int f = function_index(op);
@@ -226,7 +231,7 @@ void NcclTuner::tune() {
     for (int a = 0; a < kNcclAlgorithms; ++a) {
       if (op != CollectiveOp::AllReduce && a != RING) continue;
       const NcclGraph* g = graphs[a];
-      if (g == nullptr || g->channels == 0) continue;  // CollNet and NVLS Tree: not simulated
+      if (g == nullptr || g->channels == 0) continue;  // CollNet: not simulated
       for (int p = 0; p < kNcclProtocols; ++p) {
         if ((a == NVLS || a == NVLS_TREE) && p != SIMPLE) continue;
         const double bw = nodes <= 2 ? g->bw_intra_GBps : g->bw_inter_GBps;
@@ -241,7 +246,10 @@ void NcclTuner::tune() {
         if (a == TREE && p == LL) bus = std::min(bus / 3.8, ll_max_bw);
         if (a == TREE && p == LL128)
           bus = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g->channels * kPerChMaxTreeLL128Bw[arch][index2]);
-        const double ratio = a == RING ? static_cast<double>(ranks) / nsteps : a == NVLS ? 5.0 / 6.0 : .5;
+        const double ratio = a == RING        ? static_cast<double>(ranks) / nsteps
+                             : a == NVLS      ? 5.0 / 6.0
+                             : a == NVLS_TREE ? .70 * nodes / (2.0 * (nodes - 1))
+                                              : .5;
         bandwidth_[f][a][p] = bus * ratio;
 
         double lat = kBaseLat[a][p];
@@ -260,6 +268,8 @@ void NcclTuner::tune() {
           lat += 2 * ((ranks / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
         } else if (a == NVLS) {
           if (nodes > 1) lat += kHwLat[HW_NET][a][p];
+        } else if (a == NVLS_TREE) {
+          lat += 2 * (nodes - 1) * kHwLat[HW_NET][a][p];
         }
         latency_[f][a][p] = lat;
       }

@@ -40,8 +40,9 @@ int root_of(const std::vector<int>& parents) {
   return static_cast<int>(std::find(parents.begin(), parents.end(), -1) - parents.begin());
 }
 
-/// One tree's pipelined reduce-then-broadcast of `bytes` (see Tree.hpp for the rounds).
-Schedule tree_reduce_broadcast(const std::vector<int>& parents, double bytes, double chunk_B, int lane) {
+}  // namespace
+
+Schedule tree_reduce_broadcast_schedule(const std::vector<int>& parents, double bytes, double chunk_B, int lane) {
   const int p = static_cast<int>(parents.size());
   Schedule s(p);
   const auto children = children_of(parents);
@@ -61,8 +62,6 @@ Schedule tree_reduce_broadcast(const std::vector<int>& parents, double bytes, do
   }
   return s;
 }
-
-}  // namespace
 
 std::vector<int> double_binary_tree_parents(int p, bool second) {
   std::vector<int> parents(p);
@@ -117,8 +116,8 @@ Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B, int per_n
     // The trees are separate flows (NCCL runs them on separate channels): a pair that is an edge of
     // both keeps two transfers in the fluid plan, so that every flow of a link has the same size and
     // max-min sharing keeps the busiest links full to the end.
-    s.alongside(tree_reduce_broadcast(first, bytes / 2 / r, chunk_B / r, 2 * c).embedded(order, p));
-    s.alongside(tree_reduce_broadcast(second, bytes / 2 / r, chunk_B / r, 2 * c + 1).embedded(order, p));
+    s.alongside(tree_reduce_broadcast_schedule(first, bytes / 2 / r, chunk_B / r, 2 * c).embedded(order, p));
+    s.alongside(tree_reduce_broadcast_schedule(second, bytes / 2 / r, chunk_B / r, 2 * c + 1).embedded(order, p));
   }
   return s;
 }

@@ -23,6 +23,10 @@ std::vector<int> double_binary_tree_parents(int p, bool second);
 /// Edges from the root to the deepest member of a tree given by its parents.
 int tree_depth(const std::vector<int>& parents);
 
+/// One tree's pipelined reduce-then-broadcast of `bytes` in chunks of chunk_B over the members whose
+/// parents are given (-1 at the root), its flows in `lane` (see above for the rounds).
+Schedule tree_reduce_broadcast_schedule(const std::vector<int>& parents, double bytes, double chunk_B, int lane);
+
 /// NCCL's trees over nodes of `per_node` consecutive members (see above).
 std::vector<int> nccl_tree_parents(int p, int per_node, bool second);
 

@@ -42,12 +42,13 @@ enum class CollectiveAlgorithm {
   Direct,           // direct / pairwise exchange (all-to-all; flat trees for rooted ops)
   Hierarchical,     // intra-node, then inter-node, then intra-node
   InSwitch,         // reduction in the switch (NVLS / SHARP-like), where the platform declares it
+  NvlsTree,         // NVLS inside each node, a double binary tree across nodes (NCCL's NVLSTree)
 };
 
-inline constexpr std::array<CollectiveAlgorithm, 8> kAllCollectiveAlgorithms = {
+inline constexpr std::array<CollectiveAlgorithm, 9> kAllCollectiveAlgorithms = {
     CollectiveAlgorithm::Nccl,   CollectiveAlgorithm::Best,         CollectiveAlgorithm::Ring,
     CollectiveAlgorithm::Tree,   CollectiveAlgorithm::HalvingDoubling, CollectiveAlgorithm::Direct,
-    CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::InSwitch};
+    CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::InSwitch, CollectiveAlgorithm::NvlsTree};
 
 constexpr std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
   switch (a) {
@@ -59,6 +60,7 @@ constexpr std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
     case CollectiveAlgorithm::Direct: return "direct";
     case CollectiveAlgorithm::Hierarchical: return "hierarchical";
     case CollectiveAlgorithm::InSwitch: return "in-switch";
+    case CollectiveAlgorithm::NvlsTree: return "nvls-tree";
   }
   return "?";
 }

@@ -190,8 +190,9 @@ KeyTable make_scenario_table() {
                           "(chains in nodes, double binary tree across); halving-doubling: recursive "
                           "halving-doubling; direct: pairwise exchange; hierarchical: inside nodes, then "
                           "across them, then inside (needs fabric.nodes > 1); in-switch: the switch "
-                          "reduces (needs node.in_switch_reduction). An algorithm that lacks an operation "
-                          "leaves it to nccl."},
+                          "reduces (needs node.in_switch_reduction); nvls-tree: the switch reduces in each "
+                          "node, a tree joins the nodes (needs both). An algorithm that lacks an operation "
+                          "or cannot run on a group leaves it to nccl."},
           {.path = "collectives.fidelity",
            .type = KeyType::Enum,
            .choices = names(kAllFidelities, fidelity_name),

@@ -37,10 +37,10 @@ CollectiveAlgorithm from_nccl(NcclAlgorithm a) {
   switch (a) {
     case NcclAlgorithm::Tree: return CollectiveAlgorithm::Tree;
     case NcclAlgorithm::Nvls: return CollectiveAlgorithm::InSwitch;
+    case NcclAlgorithm::NvlsTree: return CollectiveAlgorithm::NvlsTree;
     case NcclAlgorithm::Ring:
     case NcclAlgorithm::CollNetDirect:
-    case NcclAlgorithm::CollNetChain:
-    case NcclAlgorithm::NvlsTree: break;  // never offered by the tuner (not simulated)
+    case NcclAlgorithm::CollNetChain: break;  // CollNet: never offered by the tuner (not simulated)
   }
   return CollectiveAlgorithm::Ring;
 }
@@ -49,6 +49,7 @@ CollectiveAlgorithm from_nccl(NcclAlgorithm a) {
 NcclAlgorithm to_nccl(CollectiveAlgorithm a) {
   if (a == CollectiveAlgorithm::Tree) return NcclAlgorithm::Tree;
   if (a == CollectiveAlgorithm::InSwitch) return NcclAlgorithm::Nvls;
+  if (a == CollectiveAlgorithm::NvlsTree) return NcclAlgorithm::NvlsTree;
   return NcclAlgorithm::Ring;
 }
 
@@ -103,7 +104,8 @@ collectives::NcclSystem nccl_system(const topology::ClusterTopology& cluster, co
     // A group with one GPU per node still routes inside its node (PXN): NCCL's totalBw is NVLink's.
     if (!(s.gpu_GBps > 0)) s.gpu_GBps = s.nic_GBps * s.nics;
   }
-  s.nvls = platform.node.in_switch_reduction && s.nodes == 1 && s.ranks >= 2;
+  // NVLS inside one node, NVLSTree across nodes: both need two GPUs per node at least.
+  s.nvls = platform.node.in_switch_reduction && s.ranks / s.nodes >= 2;
   s.protocols = {group_protocol(cluster, members, config::Protocol::LL).has_value(),
                  group_protocol(cluster, members, config::Protocol::LL128).has_value(), true};
   return s;
@@ -115,6 +117,9 @@ bool can_run(const topology::ClusterTopology& cluster, CollectiveOp op, const st
   switch (algorithm) {
     case CollectiveAlgorithm::InSwitch:
       return cluster.reduction_switch(0).has_value() && !spans_nodes(cluster, members) && members.size() >= 2;
+    case CollectiveAlgorithm::NvlsTree:
+      return cluster.reduction_switch(0).has_value() && spans_nodes(cluster, members) &&
+             ranks_per_node(cluster, members) >= 2;
     case CollectiveAlgorithm::Hierarchical:
       return spans_nodes(cluster, members) && ranks_per_node(cluster, members) > 0;
     case CollectiveAlgorithm::HalvingDoubling: return power_of_two(members.size());
@@ -143,7 +148,7 @@ CollectivePlanChoice choose_collective(const topology::ClusterTopology& cluster,
     if (!(tuner.bandwidth_GBps(op, nccl, config::Protocol::Simple) > 0)) nccl = NcclAlgorithm::Ring;
     c = tuner.choose(op, bytes, nccl);
     if (requested != CollectiveAlgorithm::Ring && requested != CollectiveAlgorithm::Tree &&
-        requested != CollectiveAlgorithm::InSwitch)
+        requested != CollectiveAlgorithm::InSwitch && requested != CollectiveAlgorithm::NvlsTree)
       c.model_time_s = 0;  // NCCL's estimate is for its ring, not this algorithm
   }
   if (protocol) {

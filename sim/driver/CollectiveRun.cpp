@@ -43,14 +43,26 @@ double tree_chunk_B(Protocol p, double bytes, int channels, int depth, int nodes
   return chunk;
 }
 
-/// What NVLS moves per pipeline round (src/enqueue.cc computeColl): every channel a chunk per
-/// member (its heads), 128 KiB cut to 64, 32 and 16 KiB for smaller buffers.
-double nvls_loop_B(double bytes, int channels, int members) {
-  const double ops = static_cast<double>(std::max(1, channels)) * std::max(1, members);
+/// What NVLS moves per pipeline round (src/enqueue.cc computeColl): every channel a chunk per head
+/// (each member of a node), 128 KiB cut to 64, 32 and 16 KiB for smaller buffers.
+double nvls_loop_B(double bytes, int channels, int heads) {
+  const double ops = static_cast<double>(std::max(1, channels)) * std::max(1, heads);
   double chunk = 131072;
   if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
   if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
   if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
+  return ops * chunk;
+}
+
+/// The same for NVLSTree: the Simple step of 512 KiB cut to 256, 128, 64 and 32 KiB below 32, 16,
+/// 4 and 1 loops.
+double nvls_tree_loop_B(double bytes, int channels, int heads) {
+  const double ops = static_cast<double>(std::max(1, channels)) * std::max(1, heads);
+  double chunk = kSimpleStep_B;
+  if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
+  if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
+  if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
   return ops * chunk;
 }
 
@@ -80,6 +92,8 @@ double pipeline_chunk_B(const topology::ClusterTopology& cluster, CollectiveOp o
              tree_chunk_B(choice.protocol.kind, bytes, choice.channels, depth, nodes, ppn);
     }
     case CollectiveAlgorithm::InSwitch: return nvls_loop_B(bytes, choice.channels, p);
+    case CollectiveAlgorithm::NvlsTree:
+      return nvls_tree_loop_B(bytes, choice.channels, std::max(1, ranks_per_node(cluster, members)));
     default: return -1;
   }
 }
@@ -133,7 +147,7 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
                                             std::vector<int> members, double bytes,
                                             const CollectivePlanChoice& choice, config::Fidelity fidelity) {
   const auto& calibration = cluster.platform().collectives;
-  const bool nvls = choice.algorithm == CollectiveAlgorithm::InSwitch;
+  const bool nvls = choice.algorithm == CollectiveAlgorithm::InSwitch || choice.algorithm == CollectiveAlgorithm::NvlsTree;
   const bool copy = op == CollectiveOp::AllGather || op == CollectiveOp::AllToAll || op == CollectiveOp::Broadcast ||
                     op == CollectiveOp::SendRecv;
   const double efficiency = nvls ? calibration.in_switch_efficiency
@@ -150,6 +164,12 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
   r.root = 0;
   r.ranks_per_node = ranks_per_node(cluster, members);
   if (!members.empty()) r.switch_endpoint = cluster.reduction_switch(cluster.node_of(members.front()));
+  if (choice.algorithm == CollectiveAlgorithm::NvlsTree) {
+    for (std::size_t i = 0; i < members.size(); i += static_cast<std::size_t>(r.ranks_per_node))
+      r.switch_endpoints.push_back(*cluster.reduction_switch(cluster.node_of(members[i])));
+    // The tree crosses the fabric with the cross-node Simple figures, the rest the switches'.
+    r.tree_scale = efficiency / calibration.protocol(Protocol::Simple, false)->efficiency;
+  }
   // Pipelined algorithms pay the protocol's step cost once per member, not per chunk: NCCL streams
   // chunks through NCCL_STEPS buffer slots, so their synchronisation overlaps (docs/collectives.md).
   const bool pipelined = nvls || (choice.algorithm == CollectiveAlgorithm::Tree && op == CollectiveOp::AllReduce) ||

@@ -132,6 +132,30 @@ TEST_CASE("collectives::NcclTuner: NVLS takes over from ring LL on 8 H100s, not 
   CHECK(eight.choose(CollectiveOp::AllGather, 1 << 30).algorithm == NcclAlgorithm::Ring);
 }
 
+TEST_CASE("collectives::NcclTuner: NVLSTree across 2 H100 nodes, the ring across 4", "[collectives][nccl]") {
+  // Rail NDR NICs of 48 GB/s. Ring graph: 8 channels at 45 GB/s (the sm90 inter speeds: 48 fits 7
+  // channels in 360, 45 fits 8 = 360). NVLS heads balance over the 8 NICs at the fastest sm90
+  // inter speed with (8 + 1) x s <= 360 and s <= 48: 40 GB/s. Large buffers: bandwidth alone.
+  for (int nodes : {2, 4}) {
+    NcclSystem s = dgx_h100(8 * nodes);
+    s.nodes = nodes;
+    s.nic_GBps = 48;
+    s.nics = 8;
+    const NcclTuner t(s);
+    const double ring = 8 * 45.0 * (8.0 * nodes) / (2 * (8.0 * nodes - 1));
+    const double nvls_tree = 8 * 40.0 * .70 * nodes / (2.0 * (nodes - 1));
+    INFO(nodes << " nodes: ring " << ring << " GB/s, NVLSTree " << nvls_tree);
+    CHECK(t.bandwidth_GBps(CollectiveOp::AllReduce, NcclAlgorithm::Ring, Protocol::Simple) == Approx(ring));
+    CHECK(t.bandwidth_GBps(CollectiveOp::AllReduce, NcclAlgorithm::NvlsTree, Protocol::Simple) == Approx(nvls_tree));
+    CHECK(t.latency_us(CollectiveOp::AllReduce, NcclAlgorithm::NvlsTree, Protocol::Simple) ==
+          Approx(23 + 2 * (nodes - 1) * 19.0));
+    const auto big = t.choose(CollectiveOp::AllReduce, 16.0 * (1 << 30));
+    CHECK(big.algorithm == (nvls_tree > ring ? NcclAlgorithm::NvlsTree : NcclAlgorithm::Ring));
+    // No NVLS across nodes without CollNet.
+    CHECK(t.bandwidth_GBps(CollectiveOp::AllReduce, NcclAlgorithm::Nvls, Protocol::Simple) == 0);
+  }
+}
+
 TEST_CASE("collectives::NcclTuner: small buffers run on fewer channels", "[collectives][nccl]") {
   const NcclTuner t(dgx_a100());
   // enqueue.cc getAlgoInfo: channels drop while bytes < channels x threads x threshold; ring LL:
