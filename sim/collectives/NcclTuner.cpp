@@ -167,6 +167,70 @@ NcclGraph search_nvls(const NcclSystem& s) {
   return {};
 }
 
+/// Ring steps of `op` over R ranks (nsteps) and, of them, the steps that cross nodes (tuning.cc).
+int ring_steps(CollectiveOp op, int ranks) {
+  if (op == CollectiveOp::AllReduce) return 2 * (ranks - 1);
+  if (op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather) return ranks - 1;
+  return ranks;
+}
+
+int ring_inter_steps(CollectiveOp op, int nodes) {
+  if (op == CollectiveOp::AllReduce) return nodes > 1 ? 2 * nodes : 0;
+  if (op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather) return nodes - 1;
+  return nodes;
+}
+
+/// ncclTopoTuneModel's bandwidth of algorithm a with protocol p: the graph's busBw, refined per
+/// algorithm and protocol, converted to algorithm bandwidth (GB/s).
+double algorithm_bandwidth(const NcclSystem& s, const NcclGraph& g, CollectiveOp op, int a, int p) {
+  const int arch = arch_index(s.arch);
+  const int index2 = s.nodes <= 2 ? s.nodes - 1 : 2;
+  const int index1 = s.nodes == 1 ? arch : 0;  // across nodes NCCL looks at the CPU: Intel assumed
+  const double ll_max_bw = kLlMaxBw[index1][index2];
+  const double ppn = static_cast<double>(s.ranks) / s.nodes;
+  double bus = g.channels * (s.nodes <= 2 ? g.bw_intra_GBps : g.bw_inter_GBps);
+  if (a == RING && p == LL)
+    bus = std::min(ll_max_bw, bus * ((s.nodes > 1 || op == CollectiveOp::AllReduce || op == CollectiveOp::Reduce)
+                                         ? 1.0 / 4.0
+                                         : 1.0 / 3.0));
+  if (a == RING && p == LL128) bus = std::min(bus * (ppn < 2 ? 0.7 : 0.92), g.channels * kPerChMaxRingLL128Bw[arch][index2]);
+  if (a == TREE) bus = std::min(bus * .92, g.channels * kPerChMaxTreeBw[arch][index2]);
+  if (a == TREE && p == LL) bus = std::min(bus / 3.8, ll_max_bw);
+  if (a == TREE && p == LL128)
+    bus = std::min(bus * (s.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g.channels * kPerChMaxTreeLL128Bw[arch][index2]);
+  const double ratio = a == RING        ? static_cast<double>(s.ranks) / ring_steps(op, s.ranks)
+                       : a == NVLS      ? 5.0 / 6.0
+                       : a == NVLS_TREE ? .70 * s.nodes / (2.0 * (s.nodes - 1))
+                                        : .5;
+  return bus * ratio;
+}
+
+/// ncclTopoTuneModel's latency of algorithm a with protocol p, us: base plus the steps' hardware
+/// latencies (the graphs' latencyInter is 0 without a network plugin).
+double algorithm_latency(const NcclSystem& s, CollectiveOp op, int a, int p) {
+  const int intra_hw = s.nvlink ? HW_NVLINK : HW_PCI;
+  const int hw = s.nodes == 1 ? intra_hw : HW_NET;
+  double lat = kBaseLat[a][p];
+  double intra_lat = kHwLat[intra_hw][a][p];
+  const double inter_lat = kHwLat[HW_NET][a][p];
+  if (a == RING) {
+    const int nsteps = ring_steps(op, s.ranks);
+    if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) {
+      // Rail rings enter each node through a different GPU: not the same channels across nodes.
+      if (s.nodes == 1) return lat + kHwLat[hw][a][p];
+      return lat + nsteps * (p == SIMPLE ? kHwLat[hw][TREE][p] : kHwLat[hw][a][p]);
+    }
+    const double net_overhead = s.nodes > 1 ? kNetOverhead_us * (p == SIMPLE ? 3 : 1) : 0;
+    intra_lat = std::max(intra_lat, net_overhead);
+    const int inter_steps = ring_inter_steps(op, s.nodes);
+    return lat + (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
+  }
+  if (a == TREE) return lat + 2 * ((s.ranks / s.nodes - 1) * intra_lat + log2i(s.nodes) * inter_lat);
+  if (a == NVLS) return lat + (s.nodes > 1 ? inter_lat : 0);
+  if (a == NVLS_TREE) return lat + 2 * (s.nodes - 1) * inter_lat;
+  return lat;
+}
+
 }  // namespace
 
 std::string_view nccl_algorithm_name(NcclAlgorithm a) {
@@ -207,71 +271,19 @@ NcclTuner::NcclTuner(const NcclSystem& system) : system_(system) {
 }
 
 void NcclTuner::tune() {
-  const NcclSystem& s = system_;
-  const int nodes = s.nodes, ranks = s.ranks;
-  const int arch = arch_index(s.arch);
-  const int index2 = nodes <= 2 ? nodes - 1 : 2;
-  const int index1 = nodes == 1 ? arch : 0;  // across nodes NCCL looks at the CPU: Intel assumed
-  const double ll_max_bw = kLlMaxBw[index1][index2];
-  const double ppn = static_cast<double>(ranks) / nodes;
-  const int intra_hw = s.nvlink ? HW_NVLINK : HW_PCI;
-  const int hw = nodes == 1 ? intra_hw : HW_NET;
-  const NcclGraph* graphs[kNcclAlgorithms] = {&tree_, &ring_, nullptr, nullptr, nodes == 1 ? &nvls_ : nullptr,
-                                              nodes > 1 ? &nvls_ : nullptr};
-  const bool same_channels = nodes == 1;  // rail rings enter each node through a different GPU
+  const NcclGraph* graphs[kNcclAlgorithms] = {&tree_, &ring_, nullptr, nullptr, system_.nodes == 1 ? &nvls_ : nullptr,
+                                              system_.nodes > 1 ? &nvls_ : nullptr};
   for (CollectiveOp op : config::kAllCollectiveOps) {
     const int f = function_index(op);
     if (f < 0) continue;
-    const int nsteps = op == CollectiveOp::AllReduce ? 2 * (ranks - 1)
-                       : (op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather) ? ranks - 1
-                                                                                               : ranks;
-    const int inter_steps = op == CollectiveOp::AllReduce ? (nodes > 1 ? 2 * nodes : 0)
-                            : (op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather) ? nodes - 1
-                                                                                                    : nodes;
     for (int a = 0; a < kNcclAlgorithms; ++a) {
       if (op != CollectiveOp::AllReduce && a != RING) continue;
       const NcclGraph* g = graphs[a];
       if (g == nullptr || g->channels == 0) continue;  // CollNet: not simulated
       for (int p = 0; p < kNcclProtocols; ++p) {
         if ((a == NVLS || a == NVLS_TREE) && p != SIMPLE) continue;
-        const double bw = nodes <= 2 ? g->bw_intra_GBps : g->bw_inter_GBps;
-        double bus = g->channels * bw;
-        if (a == RING && p == LL)
-          bus = std::min(ll_max_bw, bus * ((nodes > 1 || op == CollectiveOp::AllReduce || op == CollectiveOp::Reduce)
-                                               ? 1.0 / 4.0
-                                               : 1.0 / 3.0));
-        if (a == RING && p == LL128)
-          bus = std::min(bus * (ppn < 2 ? 0.7 : 0.92), g->channels * kPerChMaxRingLL128Bw[arch][index2]);
-        if (a == TREE) bus = std::min(bus * .92, g->channels * kPerChMaxTreeBw[arch][index2]);
-        if (a == TREE && p == LL) bus = std::min(bus / 3.8, ll_max_bw);
-        if (a == TREE && p == LL128)
-          bus = std::min(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), g->channels * kPerChMaxTreeLL128Bw[arch][index2]);
-        const double ratio = a == RING        ? static_cast<double>(ranks) / nsteps
-                             : a == NVLS      ? 5.0 / 6.0
-                             : a == NVLS_TREE ? .70 * nodes / (2.0 * (nodes - 1))
-                                              : .5;
-        bandwidth_[f][a][p] = bus * ratio;
-
-        double lat = kBaseLat[a][p];
-        double intra_lat = kHwLat[intra_hw][a][p];
-        const double inter_lat = kHwLat[HW_NET][a][p];  // graph latencyInter: 0 without a net plugin
-        if (a == RING) {
-          if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) {
-            if (same_channels) lat += kHwLat[hw][a][p];
-            else lat += nsteps * (p == SIMPLE ? kHwLat[hw][TREE][p] : kHwLat[hw][a][p]);
-          } else {
-            const double net_overhead = nodes > 1 ? kNetOverhead_us * (p == SIMPLE ? 3 : 1) : 0;
-            intra_lat = std::max(intra_lat, net_overhead);
-            lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
-          }
-        } else if (a == TREE) {
-          lat += 2 * ((ranks / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
-        } else if (a == NVLS) {
-          if (nodes > 1) lat += kHwLat[HW_NET][a][p];
-        } else if (a == NVLS_TREE) {
-          lat += 2 * (nodes - 1) * kHwLat[HW_NET][a][p];
-        }
-        latency_[f][a][p] = lat;
+        bandwidth_[f][a][p] = algorithm_bandwidth(system_, *g, op, a, p);
+        latency_[f][a][p] = algorithm_latency(system_, op, a, p);
       }
     }
   }
@@ -280,7 +292,7 @@ void NcclTuner::tune() {
   for (auto& function : bandwidth_)
     for (auto& algorithm : function)
       for (int p = 0; p < kNcclProtocols; ++p)
-        if (!s.protocols[p] || (p == LL128 && !s.nvlink)) algorithm[p] = 0;
+        if (!system_.protocols[p] || (p == LL128 && !system_.nvlink)) algorithm[p] = 0;
 }
 
 double NcclTuner::bandwidth_GBps(CollectiveOp op, NcclAlgorithm a, Protocol p) const {

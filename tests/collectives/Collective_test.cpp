@@ -29,9 +29,10 @@ TEST_CASE("collectives::Collective: every supported pair plans a valid program",
       auto req = test::collective(op, a, p, 8e6);
       req.ranks_per_node = 4;
       req.switch_endpoint = p;
+      req.switch_endpoints = {p, p + 1};  // nvls-tree: one per node of 4
       req.root = p - 1;
       INFO(config::collective_op_name(op) << " " << config::collective_algorithm_name(a));
-      CHECK_NOTHROW(program::check_plan(test::plan_of(req, p + 1)));
+      CHECK_NOTHROW(program::check_plan(test::plan_of(req, p + 2)));
     }
 }
 
