@@ -39,6 +39,6 @@ private:
 double parse(std::string_view text, Dimension expected);
 
 /// Formats an SI value with a readable prefix: format(3e11, Bandwidth) == "300 GB/s".
-std::string format(double si_value, Dimension d);
+std::string format(double value, Dimension d);
 
 }  // namespace clearfog::units

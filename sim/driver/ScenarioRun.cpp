@@ -2,14 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <map>
-#include <mutex>
+#include <memory>
 
 #include "driver/CollectiveRun.hpp"
 #include "driver/TuningTable.hpp"
 #include "engine/Replay.hpp"
 #include "kernels/BlockedGemmModel.hpp"
-#include "parallel/ParallelPlanner.hpp"
+#include "parallel/StepPlanner.hpp"
 #include "topology/ClusterTopology.hpp"
 
 namespace clearfog::driver {
@@ -19,20 +20,32 @@ namespace {
 /// O(P^2) events per candidate.
 constexpr int kStepTuningMaxRanks = 64;
 
+/// `members` in the order the platform's ring visits them (rings follow the topology, as NCCL
+/// builds them).
+std::vector<int> in_ring_order(const topology::ClusterTopology& cluster, const std::vector<int>& members) {
+  std::vector<int> position(static_cast<std::size_t>(cluster.endpoint_count()), 0);
+  const auto& ring = cluster.ring_order();
+  for (std::size_t i = 0; i < ring.size(); ++i) position[static_cast<std::size_t>(ring[i])] = static_cast<int>(i);
+  std::vector<int> ordered = members;
+  std::stable_sort(ordered.begin(), ordered.end(), [&](int a, int b) { return position[a] < position[b]; });
+  return ordered;
+}
+
 /// Requests for a collective over any device group — data-parallel, tensor-parallel, ZeRO and
-/// pipeline groups alike: the scenario's algorithm resolved for this operation, size and group
-/// (nccl: NCCL's tuner; best: the fastest simulated candidate on a group of the same shape; an
-/// explicit algorithm where it can run, else nccl's choice), carried out with the platform's
-/// figures and recorded in `log`.
+/// pipeline groups alike, members in ring order: the scenario's algorithm resolved for this
+/// operation, size and group (nccl: NCCL's tuner; best: the fastest simulated candidate on a group
+/// of the same shape; an explicit algorithm where it can run, else nccl's choice), carried out with
+/// the platform's figures and recorded in `log`.
 class GroupRequests {
 public:
   GroupRequests(const topology::ClusterTopology& cluster, const config::ScenarioSpec& scenario,
                 std::shared_ptr<collectives::CollectiveLog> log)
       : cluster_(cluster), algorithm_(scenario.collectives.algorithm), fidelity_(scenario.collectives.fidelity),
-        log_(std::move(log)) {}
+        log_(std::move(log)), tables_(std::make_shared<std::map<std::vector<int>, TuningTable>>()) {}
 
-  collectives::CollectiveRequest operator()(config::CollectiveOp op, const std::vector<int>& members,
+  collectives::CollectiveRequest operator()(config::CollectiveOp op, const std::vector<int>& group,
                                             double bytes) const {
+    const auto members = in_ring_order(cluster_, group);
     CollectivePlanChoice choice;
     if (algorithm_ == config::CollectiveAlgorithm::Best && members.size() > 1) {
       const auto best = best_table(op, members).select(op, bytes);
@@ -52,9 +65,9 @@ private:
   const TuningTable& best_table(config::CollectiveOp op, const std::vector<int>& members) const {
     std::vector<int> shape;
     const int first_node = cluster_.node_of(members.front());
-    for (int m : members) shape.push_back((cluster_.node_of(m) - first_node) * cluster_.devices_per_node() +
-                                          cluster_.local_index(m));
-    auto& table = tables_[shape];
+    for (int m : members)
+      shape.push_back((cluster_.node_of(m) - first_node) * cluster_.devices_per_node() + cluster_.local_index(m));
+    auto& table = (*tables_)[shape];
     if (!table.covers(op)) {
       const auto fidelity = static_cast<int>(shape.size()) > kStepTuningMaxRanks ? config::Fidelity::Fluid : fidelity_;
       table.merge(cached_tuning_table(cluster_, shape, fidelity, {op}));
@@ -66,7 +79,7 @@ private:
   config::CollectiveAlgorithm algorithm_;
   config::Fidelity fidelity_;
   std::shared_ptr<collectives::CollectiveLog> log_;
-  mutable std::map<std::vector<int>, TuningTable> tables_;
+  std::shared_ptr<std::map<std::vector<int>, TuningTable>> tables_;  // shared by copies of the function
 };
 
 /// Collectives over any device group (tensor, data-parallel, ZeRO and pipeline groups).
@@ -79,27 +92,6 @@ parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cl
   return c;
 }
 
-/// Gradient all-reduces over the data-parallel group: the same requests as every other group.
-parallel::GradientReduction gradient_reduction(const parallel::GroupCollectives& groups,
-                                               const topology::ClusterTopology& cluster,
-                                               const config::ScenarioSpec& scenario) {
-  parallel::GradientReduction r;
-  r.endpoints = groups.endpoints;
-  r.members = collective_members(cluster, scenario.parallelism.dp);
-  r.request = [request = groups.request, members = r.members](double bytes) {
-    return request(config::CollectiveOp::AllReduce, members, bytes);
-  };
-  return r;
-}
-
-/// The data-parallel planner (bucketed all-reduces overlapped with backward) covers plain data
-/// parallelism exactly; its collectives come from the same GroupCollectives as the 3D planner's.
-bool plain_data_parallel(const config::ScenarioSpec& s) {
-  const auto& p = s.parallelism;
-  return p.tp == 1 && p.pp == 1 && p.zero_stage == 0 && s.training.recompute == config::Recompute::None &&
-         s.training.overlap_grad_reduce && s.training.grad_accumulation_fusion;
-}
-
 }  // namespace
 
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario) {
@@ -107,17 +99,14 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario) {
   run.collectives = std::make_shared<collectives::CollectiveLog>();
   const auto topology = topology::ClusterTopology::build(scenario.platform);
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
-  const auto groups = group_collectives(topology, scenario, run.collectives);
-  if (plain_data_parallel(scenario)) {
-    run.step = parallel::plan_data_parallel_step(scenario, costs, gradient_reduction(groups, topology, scenario));
-  } else {
-    parallel::ParallelPlanOptions options;
-    // Fluid collectives are chosen for large runs: one op per model chunk keeps the event count low.
-    options.fuse_chunk_layers = scenario.granularity == config::Granularity::Chunk ||
-                                (scenario.granularity == config::Granularity::Auto &&
-                                 scenario.collectives.fidelity == config::Fidelity::Fluid);
-    run.step = parallel::plan_parallel_step(scenario, costs, groups, options);
-  }
+  parallel::PlanOptions options;
+  // Fluid collectives are chosen for large runs: one op per model chunk keeps the event count low.
+  // Not under ZeRO-3, whose units gather, prefetch and reduce block by block (FSDP).
+  options.fuse_chunk_layers = scenario.granularity == config::Granularity::Chunk ||
+                              (scenario.granularity == config::Granularity::Auto &&
+                               scenario.collectives.fidelity == config::Fidelity::Fluid &&
+                               scenario.parallelism.zero_stage < 3);
+  run.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario, run.collectives), options);
   spdlog::debug("planned {} ranks, {} gradient buckets, {} collectives", run.step.plan.rank_count(),
                 run.step.buckets.size(), run.collectives->records().size());
   run.simulation = engine::simulate(topology, run.step.plan);

@@ -7,7 +7,7 @@
 #include "collectives/CollectiveLog.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "engine/SimulationResult.hpp"
-#include "parallel/DataParallelPlanner.hpp"
+#include "parallel/StepPlan.hpp"
 #include "report/StepMetrics.hpp"
 
 namespace clearfog::driver {

@@ -26,6 +26,7 @@ Kernel Kernel::make_gemm(std::string name, GemmShape shape, DType dtype) {
   kernel.gemm = shape;
   kernel.flops = 2.0 * m * n * k * batch;                                   // one multiply-add = 2 FLOP
   kernel.bytes = (m * k + k * n + m * n) * batch * dtype_bytes(dtype);      // read A and B, write C once
+  kernel.model_flops = kernel.flops;
   return kernel;
 }
 
@@ -54,6 +55,9 @@ Kernel Kernel::make_fused_attention(std::string name, AttentionShape shape, DTyp
   kernel.attention = shape;
   kernel.flops = attention_flops(shape);
   kernel.bytes = attention_compulsory_bytes(shape, dtype_bytes(dtype));
+  // Backward: 10*s^2*d per head of which 2*s^2*d recompute S; the model's own backward is 8*s^2*d.
+  constexpr double kBackwardModelShare = 8.0 / 10.0;
+  kernel.model_flops = shape.backward ? kBackwardModelShare * kernel.flops : kernel.flops;
   return kernel;
 }
 

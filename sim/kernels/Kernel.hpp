@@ -38,6 +38,14 @@ struct Kernel {
   double flops = 0;           // arithmetic work, FLOP (2*m*n*k*batch for a GEMM)
   double bytes = 0;           // DRAM/HBM traffic assuming no reuse across kernels, B; for fused
                               // attention the compulsory part (tensors read or written once)
+  /// The matrix-product FLOPs of the model's own math that this kernel performs, as MFU counts them
+  /// (PaLM's definition): a GEMM's 2*m*n*k*batch; none for memory-bound kernels; a fused attention
+  /// backward leaves out the 2*s^2*d per head it spends recomputing S = Q.K^T.
+  double model_flops = 0;
+
+  /// Matrix-product FLOPs actually executed (model FLOPs plus any recomputation inside the kernel),
+  /// what hardware FLOPs utilization counts; 0 for memory-bound kernels.
+  [[nodiscard]] double matmul_flops() const { return kind == KernelKind::MemoryBound ? 0.0 : flops; }
 
   static Kernel make_gemm(std::string name, GemmShape shape, DType dtype);
   static Kernel make_memory_bound(std::string name, double bytes, double flops, DType dtype);

@@ -8,35 +8,19 @@
 #include <utility>
 #include <vector>
 
-#include "engine/ForkedRun.hpp"
-#include "parallel/ParallelPlanner.hpp"
-#include "report/StepMetrics.hpp"
+#include "support/PlanRun.hpp"
 #include "support/TestPlatforms.hpp"
-#include "topology/ClusterTopology.hpp"
 
 using namespace clearfog;
+using test::LayerGemmsOnly;
 
 namespace {
-
-constexpr double kRate = 100e12;  // FLOP/s
-
-/// Prices the GEMMs of the transformer layers only: embedding, head and memory-bound kernels are
-/// free, so every pipeline stage does the same work and the bubble has its closed form.
-class LayerGemmsOnly final : public kernels::KernelCostModel {
-public:
-  [[nodiscard]] kernels::KernelCost cost(const kernels::Kernel& k) const override {
-    const bool layer_gemm = k.kind == kernels::KernelKind::Gemm && k.name.rfind("logits", 0) != 0;
-    return {layer_gemm ? k.flops / kRate : 0.0, kernels::Bound::Compute};
-  }
-  [[nodiscard]] std::string name() const override { return "layer-gemms-only"; }
-};
 
 config::ScenarioSpec scenario(int tp, int pp, int dp, int micro_batches) {
   config::ScenarioSpec s;
   s.name = "3d test";
   s.platform = test::switch_platform(tp * pp * dp, 1e15, 0);  // huge bandwidth, zero latency
-  s.workload = test::small_gpt();
-  s.workload.layers = 8;
+  s.workload = test::with_transformer(test::small_gpt(), [](workload::TransformerSpec& w) { w.layers = 8; });
   s.training.micro_batch = 1;
   s.training.global_batch = micro_batches * dp;
   s.parallelism.tp = tp;
@@ -45,12 +29,10 @@ config::ScenarioSpec scenario(int tp, int pp, int dp, int micro_batches) {
   return s;
 }
 
-std::size_t count_ops(const program::RankProgram& p, program::Category c, program::OpKind kind) {
-  std::size_t n = 0;
-  for (const auto& op : p.ops())
-    if (op.category == c && op.kind == kind) ++n;
-  return n;
-}
+/// Whether an op belongs to a transformer layer block ("mb0.L3.fwd.tp1...").
+bool layer_op(const std::string& name) { return name.find(".L") != std::string::npos; }
+
+const workload::TransformerSpec& gpt(const config::ScenarioSpec& s) { return test::transformer(s.workload); }
 
 }  // namespace
 
@@ -70,47 +52,62 @@ TEST_CASE("parallel::DeviceGrid: tp varies fastest by default, order selectable"
   CHECK(flipped.rank(0, 0, 1) == 12);
 }
 
-TEST_CASE("parallel::plan_parallel_step: 2 all-reduces of b*s*h per layer forward and 2 backward", "[parallel]") {
+TEST_CASE("parallel::plan_step: 2 all-reduces of b*s*h per layer forward and 2 backward", "[parallel]") {
   const int t = 4, m = 3;
   auto s = scenario(t, 1, 1, m);
-  const auto step = parallel::plan_parallel_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t));
-  const double bsh_B = 1.0 * s.workload.seq_length * s.workload.hidden * 2;  // bf16
-  CHECK(step.tp_bytes_per_collective == Approx(bsh_B));
-  CHECK(step.tp_collectives_per_layer == 4);
-  // A ring all-reduce over t ranks is 2(t-1) exchange steps per rank.
-  const std::size_t exchanges = count_ops(step.plan.ranks[0], program::Category::TensorParallelComm,
-                                          program::OpKind::Exchange);
-  CHECK(exchanges == static_cast<std::size_t>(4 * s.workload.layers * m * 2 * (t - 1)));
+  const auto step = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t));
+  const double bsh_B = 1.0 * gpt(s).seq_length * gpt(s).hidden * 2;  // micro-batch 1, bf16
+  // A ring all-reduce over t ranks is 2(t-1) exchange steps per rank, each sending 1/t of it.
+  std::size_t exchanges = 0;
   for (const auto& op : step.plan.ranks[0].ops())
-    if (op.category == program::Category::TensorParallelComm && op.kind == program::OpKind::Exchange) {
+    if (op.category == program::Category::TensorParallelComm && op.kind == program::OpKind::Exchange &&
+        layer_op(op.name)) {
+      ++exchanges;
       REQUIRE(op.sends.size() == 1);
       CHECK(op.sends[0].bytes == Approx(bsh_B / t));
     }
+  CHECK(exchanges == static_cast<std::size_t>(4 * gpt(s).layers * m * 2 * (t - 1)));
 
+  SECTION("embedding and head: one all-reduce each of b*s*h, three of the loss's fp32 row statistics") {
+    // Megatron-LM: the vocabulary-parallel embedding sums its output (forward), the logits layer's
+    // input gradient is summed (backward), the vocabulary-parallel cross-entropy all-reduces the
+    // row maximum, the target logit and the sum of exponentials (b*s fp32 each).
+    std::map<std::string, double> sent;
+    for (const auto& op : step.plan.ranks[0].ops())
+      if (op.category == program::Category::TensorParallelComm && !layer_op(op.name))
+        for (const auto& x : op.sends) sent[op.name.substr(0, op.name.rfind(".s"))] += x.bytes;
+    const double ring = 2.0 * (t - 1) / t;
+    CHECK(sent["mb0.embedding.fwd.tp.all_reduce"] == Approx(ring * bsh_B));
+    CHECK(sent["mb0.head.bwd.tp.all_reduce"] == Approx(ring * bsh_B));
+    CHECK(sent["mb0.head.fwd.ce.all_reduce"] == Approx(3 * ring * 4.0 * gpt(s).seq_length));
+  }
   SECTION("full recomputation adds the forward's 2 all-reduces to backward") {
     s.training.recompute = config::Recompute::Full;
-    const auto re = parallel::plan_parallel_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t));
-    CHECK(re.tp_collectives_per_layer == 6);
-    CHECK(count_ops(re.plan.ranks[0], program::Category::TensorParallelComm, program::OpKind::Exchange) ==
-          exchanges * 6 / 4);
+    const auto re = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t));
+    std::size_t layer_exchanges = 0;
+    for (const auto& op : re.plan.ranks[0].ops())
+      if (op.category == program::Category::TensorParallelComm && op.kind == program::OpKind::Exchange &&
+          layer_op(op.name))
+        ++layer_exchanges;
+    CHECK(layer_exchanges == exchanges * 6 / 4);
   }
   SECTION("sequence parallelism: reduce-scatter + all-gather, same bytes per rank") {
     s.parallelism.sequence_parallel = true;
-    const auto sp = parallel::plan_parallel_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t));
+    const auto sp = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t));
     double sent = 0;
     for (const auto& op : sp.plan.ranks[0].ops())
-      if (op.category == program::Category::TensorParallelComm)
+      if (op.category == program::Category::TensorParallelComm && layer_op(op.name))
         for (const auto& x : op.sends) sent += x.bytes;
-    CHECK(sent == Approx(4.0 * s.workload.layers * m * 2.0 * (t - 1) / t * bsh_B));
+    CHECK(sent == Approx(4.0 * gpt(s).layers * m * 2.0 * (t - 1) / t * bsh_B));
   }
 }
 
-TEST_CASE("parallel::plan_parallel_step: zero-cost network, bubble = (p-1)/(m+p-1)", "[parallel][pipeline]") {
+TEST_CASE("parallel::plan_step: zero-cost network, bubble = (p-1)/(m+p-1)", "[parallel][pipeline]") {
   for (const auto kind : {config::PipelineSchedule::GPipe, config::PipelineSchedule::OneFOneB}) {
     for (const auto& [p, m] : std::vector<std::pair<int, int>>{{2, 4}, {4, 8}}) {
       auto s = scenario(1, p, 1, m);
       s.parallelism.schedule = kind;
-      const auto step = parallel::plan_parallel_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(p));
+      const auto step = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(p));
       const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), step.plan);
       const auto metrics = report::compute_step_metrics(s, step, result);
       const double expected = (p - 1.0) / (m + p - 1.0);
@@ -144,34 +141,36 @@ double compute_time_s(const program::RankProgram& p, program::Category c) {
 
 }  // namespace
 
-TEST_CASE("parallel::plan_parallel_step: unfused gradient accumulation adds 3e bytes per parameter per extra micro-batch",
+TEST_CASE("parallel::plan_step: unfused gradient accumulation adds 3e bytes per parameter per extra micro-batch",
           "[parallel]") {
   const int t = 2, m = 4;
   auto s = scenario(t, 1, 1, m);
   s.training.grad_accumulation_fusion = false;
-  const auto step = parallel::plan_parallel_step(s, MemoryBoundOnly{}, parallel::plain_group_collectives(t));
-  // Per micro-batch after the first, every weight of the rank's shard (layers and the embedding) is
-  // read twice and written once in bf16.
-  const auto& w = s.workload;
-  const double h = w.hidden, f = w.ffn_hidden;
-  const double layer_params = 4 * h * h + 2 * h * f + 9 * h + f;  // 12h^2 + 13h at f = 4h
-  const double embedding_params = static_cast<double>(w.vocab_size) * h + static_cast<double>(w.seq_length) * h;
-  const double expected_s =
-      (m - 1) * (w.layers * layer_params + embedding_params) / t * 3 * 2 / MemoryBoundOnly::kBandwidth;
+  const auto step = parallel::plan_step(s, MemoryBoundOnly{}, parallel::plain_group_collectives(t));
+  // Per micro-batch after the first, every parameter the rank holds is read twice and written once
+  // in bf16: of a layer, the tensor-parallel shards of QKV (3h^2 + 3h), the projection (h^2), fc1
+  // (hf + f) and fc2 (fh) and the replicated layernorms (2 x 2h) and row-parallel biases (2h); the
+  // word embedding's shard (Vh/t) and the whole position embedding (sh); the final layernorm (2h).
+  const auto& w = gpt(s);
+  const double h = w.hidden, f = w.ffn_hidden, V = w.vocab_size, seq = w.seq_length;
+  const double layer_params = (3 * h * h + 3 * h + h * h + h * f + f + f * h) / t + 6 * h;
+  const double rank_params = w.layers * layer_params + V * h / t + seq * h + 2 * h;
+  const double expected_s = (m - 1) * rank_params * 3 * 2 / MemoryBoundOnly::kBandwidth;
   CHECK(compute_time_s(step.plan.ranks[0], program::Category::Backward) == Approx(expected_s).epsilon(1e-9));
 
   s.training.grad_accumulation_fusion = true;
-  const auto fused = parallel::plan_parallel_step(s, MemoryBoundOnly{}, parallel::plain_group_collectives(t));
+  const auto fused = parallel::plan_step(s, MemoryBoundOnly{}, parallel::plain_group_collectives(t));
   CHECK(compute_time_s(fused.plan.ranks[0], program::Category::Backward) == 0);
 }
 
-TEST_CASE("parallel::plan_parallel_step: tied embedding gradients all-reduced between first and last stage",
+TEST_CASE("parallel::plan_step: tied embedding gradients all-reduced between first and last stage",
           "[parallel][pipeline]") {
   const int p = 4, dp = 2;
   auto s = scenario(1, p, dp, 4);
-  const auto step = parallel::plan_parallel_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(p * dp));
+  const auto step = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(p * dp));
   const parallel::DeviceGrid grid(s.parallelism);
-  const double embedding_B = static_cast<double>(s.workload.vocab_size + s.workload.seq_length) * s.workload.hidden * 2;
+  // Only the word embedding is tied to the logits layer (the position embedding lives on stage 0).
+  const double embedding_B = static_cast<double>(gpt(s).vocab_size) * gpt(s).hidden * 2;
   for (int d = 0; d < dp; ++d)
     for (int stage = 0; stage < p; ++stage) {
       double sent = 0;
@@ -184,13 +183,13 @@ TEST_CASE("parallel::plan_parallel_step: tied embedding gradients all-reduced be
     }
 }
 
-TEST_CASE("parallel::plan_parallel_step: without overlap the gradient reduction starts after the last backward",
+TEST_CASE("parallel::plan_step: without overlap the gradient reduction starts after the last backward",
           "[parallel]") {
   auto s = scenario(1, 1, 4, 2);
   s.training.bucket_size_B = 1;  // a bucket per layer: with overlap, the first one starts mid-backward
   for (const bool overlap : {true, false}) {
     s.training.overlap_grad_reduce = overlap;
-    const auto step = parallel::plan_parallel_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(4));
+    const auto step = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(4));
     const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), step.plan);
     double last_backward_end = 0, first_reduce_start = 1e300;
     const auto& ops = step.plan.ranks[0].ops();
@@ -240,36 +239,45 @@ std::pair<int, double> requested(const std::vector<Requested>& log, config::Coll
   return {n, bytes};
 }
 
-/// Parameters per device of pipeline stage `stage` (tp-sharded layers and embedding, the final
-/// layernorm replicated; the last stage holds its own copy of the tied embedding when pp > 1).
+/// Parameters per device of pipeline stage `stage`: a layer's tensor-parallel shards (12h^2 + 7h)/t
+/// and its replicated layernorms and row-parallel biases (6h); the word embedding's shard and the
+/// whole position embedding on the first stage; the final layernorm on the last, which with pp > 1
+/// also holds its own copy of the tied word embedding.
 double stage_parameters(const config::ScenarioSpec& s, int stage) {
-  const auto& w = s.workload;
+  const auto& w = test::transformer(s.workload);
   const int t = s.parallelism.tp, p = s.parallelism.pp;
-  const double h = w.hidden;
-  const double layer = (12 * h * h + 13 * h) / t;  // f = 4h
-  const double embedding = (static_cast<double>(w.vocab_size) + w.seq_length) * h / t;
+  const double h = w.hidden, V = w.vocab_size;
+  const double layer = (12 * h * h + 7 * h) / t + 6 * h;  // f = 4h
   double params = w.layers / p * layer;
-  if (stage == 0) params += embedding;
-  if (stage == p - 1) params += (p > 1 ? embedding : 0.0) + 2 * h;
+  if (stage == 0) params += V * h / t + w.seq_length * h;
+  if (stage == p - 1) params += (p > 1 ? V * h / t : 0.0) + 2 * h;
   return params;
+}
+
+/// Gradient tensors of stage `stage` (a bucket each when the cap is 1 byte): 10 per layer, position
+/// and word embedding on the first stage, the final layernorm (and with pp > 1 the tied copy) on
+/// the last.
+int stage_tensors(const config::ScenarioSpec& s, int stage) {
+  const int p = s.parallelism.pp;
+  return test::transformer(s.workload).layers / p * 10 + (stage == 0 ? 2 : 0) + (stage == p - 1 ? 1 + (p > 1) : 0);
 }
 
 }  // namespace
 
-TEST_CASE("parallel::plan_parallel_step: ZeRO-3 gathers each unit's parameters before forward and backward",
+TEST_CASE("parallel::plan_step: ZeRO-3 gathers each unit's parameters before forward and backward",
           "[parallel][zero]") {
   const int t = 2, p = 2, dp = 2, m = 3;
   auto s = scenario(t, p, dp, m);
   s.parallelism.zero_stage = 3;
   const double e = 2;  // bf16
-  const int layers_per_stage = s.workload.layers / p;
+  const int layers_per_stage = gpt(s).layers / p;
   const parallel::DeviceGrid grid(s.parallelism);
   for (const bool fused : {false, true}) {
     std::vector<Requested> log;
-    parallel::ParallelPlanOptions options;
+    parallel::PlanOptions options;
     options.fuse_chunk_layers = fused;
     const auto step =
-        parallel::plan_parallel_step(s, LayerGemmsOnly{}, recording_collectives(t * p * dp, log), options);
+        parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(t * p * dp, log), options);
     for (int stage = 0; stage < p; ++stage)
       for (int tr = 0; tr < t; ++tr) {
         // Per micro-batch, forward and backward: each layer (or the fused chunk), plus the embedding
@@ -291,22 +299,21 @@ TEST_CASE("parallel::plan_parallel_step: ZeRO-3 gathers each unit's parameters b
   }
 }
 
-TEST_CASE("parallel::plan_parallel_step: ZeRO-2 reduce-scatters every micro-batch's gradients, ZeRO-1 once",
+TEST_CASE("parallel::plan_step: ZeRO-2 reduce-scatters every micro-batch's gradients, ZeRO-1 once",
           "[parallel][zero]") {
   const int p = 2, dp = 2, m = 3;
   auto s = scenario(1, p, dp, m);
-  s.training.bucket_size_B = 1;  // a bucket per gradient: per layer, the embedding, the head
+  s.training.bucket_size_B = 1;  // a bucket per gradient tensor
   const double e = 2;
-  const int layers_per_stage = s.workload.layers / p;
   const parallel::DeviceGrid grid(s.parallelism);
   for (const int zero : {1, 2}) {
     s.parallelism.zero_stage = zero;
     std::vector<Requested> log;
-    parallel::plan_parallel_step(s, LayerGemmsOnly{}, recording_collectives(p * dp, log));
+    parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(p * dp, log));
     const int passes = zero == 2 ? m : 1;
     for (int stage = 0; stage < p; ++stage) {
       const auto group = grid.data_group(stage, 0);
-      const int buckets = layers_per_stage + (stage == 0) + (stage == p - 1);
+      const int buckets = stage_tensors(s, stage);
       const double gradient_B = stage_parameters(s, stage) * e;
       const auto [reductions, reduced_B] = requested(log, config::CollectiveOp::ReduceScatter, group);
       const auto [gathers, gathered_B] = requested(log, config::CollectiveOp::AllGather, group);
@@ -332,8 +339,7 @@ struct ZeroRun {
 ZeroRun run_zero(config::ScenarioSpec s, int zero_stage) {
   s.parallelism.zero_stage = zero_stage;
   ZeroRun run;
-  run.step = parallel::plan_parallel_step(s, LayerGemmsOnly{},
-                                          parallel::plain_group_collectives(s.platform.device_count()));
+  run.step = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(s.platform.device_count()));
   run.result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), run.step.plan);
   run.step_s = run.result.makespan_s;
   for (const auto& op : run.step.plan.ranks[0].ops())
@@ -343,7 +349,7 @@ ZeroRun run_zero(config::ScenarioSpec s, int zero_stage) {
 
 }  // namespace
 
-TEST_CASE("parallel::plan_parallel_step: ZeRO-3 gathers hide behind compute on a fast network, not on a slow one",
+TEST_CASE("parallel::plan_step: ZeRO-3 gathers hide behind compute on a fast network, not on a slow one",
           "[parallel][zero]") {
   const int dp = 4, m = 4;
   auto s = scenario(1, 1, dp, m);
@@ -384,7 +390,7 @@ TEST_CASE("parallel::plan_parallel_step: ZeRO-3 gathers hide behind compute on a
       }
       gather[name].second = std::max(gather[name].second, timings[i].end_s);
     }
-    REQUIRE(units.size() == static_cast<std::size_t>(2 * m * (s.workload.layers + 2)));
+    REQUIRE(units.size() == static_cast<std::size_t>(2 * m * (gpt(s).layers + 2)));
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (ops[i].kind != program::OpKind::Compute || ops[i].stream != program::Stream::Compute) continue;
       for (const auto& u : units)
@@ -405,11 +411,11 @@ TEST_CASE("parallel::plan_parallel_step: ZeRO-3 gathers hide behind compute on a
   }
 }
 
-TEST_CASE("parallel::plan_parallel_step: scatter/gather sends 1/t of the activation and re-gathers it",
+TEST_CASE("parallel::plan_step: scatter/gather sends 1/t of the activation and re-gathers it",
           "[parallel][pipeline]") {
   const int t = 2, p = 2, m = 3;
   auto s = scenario(t, p, 1, m);
-  const double bsh_B = 1.0 * s.workload.seq_length * s.workload.hidden * 2;  // micro-batch 1, bf16
+  const double bsh_B = 1.0 * gpt(s).seq_length * gpt(s).hidden * 2;  // micro-batch 1, bf16
   const parallel::DeviceGrid grid(s.parallelism);
   struct Case {
     bool scatter_gather, sequence_parallel;
@@ -421,7 +427,7 @@ TEST_CASE("parallel::plan_parallel_step: scatter/gather sends 1/t of the activat
     s.parallelism.scatter_gather = c.scatter_gather;
     s.parallelism.sequence_parallel = c.sequence_parallel;
     std::vector<Requested> log;
-    const auto step = parallel::plan_parallel_step(s, LayerGemmsOnly{}, recording_collectives(t * p, log));
+    const auto step = parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(t * p, log));
     INFO("scatter_gather " << c.scatter_gather << " sequence_parallel " << c.sequence_parallel);
     CHECK(step.p2p_bytes == Approx(c.p2p_B));
     // Stage 1 receives m activations, stage 0 m gradients; with sequence parallelism the
@@ -443,11 +449,11 @@ TEST_CASE("parallel::plan_parallel_step: scatter/gather sends 1/t of the activat
   }
 }
 
-TEST_CASE("parallel::plan_parallel_step: the last stage's wait for the first is drain, not embedding all-reduce",
+TEST_CASE("parallel::plan_step: the last stage's wait for the first is drain, not embedding all-reduce",
           "[parallel][pipeline]") {
   const int p = 4, m = 4;
   auto s = scenario(1, p, 1, m);
-  const auto step = parallel::plan_parallel_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(p));
+  const auto step = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(p));
   const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), step.plan);
   const parallel::DeviceGrid grid(s.parallelism);
   // In 1F1B the last stage finishes its backward (p - 1) backward slots before the first stage.
