@@ -4,6 +4,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <string>
+
+#include <unistd.h>
 
 #include "driver/CollectiveRun.hpp"
 #include "driver/TuningTable.hpp"
@@ -39,7 +42,8 @@ TEST_CASE("driver::TuningTable: latency-bound sizes avoid the ring, bandwidth-bo
 }
 
 TEST_CASE("driver::TuningTable: the cache returns the table it stored", "[driver][simulation]") {
-  const auto dir = std::filesystem::temp_directory_path() / "clearfog-tuning-test";
+  // One directory per process: test runs of other checkouts may share the temporary directory.
+  const auto dir = std::filesystem::temp_directory_path() / ("clearfog-tuning-test-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   ::setenv("CLEARFOG_CACHE_DIR", dir.c_str(), 1);
   const auto cluster = topology::ClusterTopology::build(test::switch_platform(4, 100e9, 1e-6));
