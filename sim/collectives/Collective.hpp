@@ -22,6 +22,8 @@ struct CollectiveRequest {
   /// reduce_scatter: the total (count x members); all_to_all: each member's send buffer;
   /// sendrecv: the message.
   double bytes = 0;
+  /// all_to_all only: bytes member i sends member j (all-to-all-v); empty: `bytes / members` to each.
+  std::vector<std::vector<double>> matrix;
   int root = 0;             // position in `ranks` of the root (broadcast, reduce); sendrecv: ranks = {src, dst}
   int ranks_per_node = 0;   // hierarchical: this many consecutive members share a node
   /// Ring only (NCCL channels): the buffer is split over this many rings run side by side;

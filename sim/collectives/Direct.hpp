@@ -13,6 +13,9 @@
 namespace clearfog::collectives {
 
 Schedule pairwise_all_to_all_schedule(int p, double bytes);
+/// All-to-all-v: member i sends matrix[i][j] bytes to member j, in the pairwise order (step k:
+/// i -> i + k); pairs with nothing to send post no message (NCCL skips zero-size sends).
+Schedule pairwise_all_to_all_v_schedule(const std::vector<std::vector<double>>& matrix);
 Schedule direct_all_gather_schedule(int p, double bytes);
 Schedule direct_reduce_scatter_schedule(int p, double bytes);
 Schedule direct_all_reduce_schedule(int p, double bytes);

@@ -18,7 +18,7 @@ namespace {
 /// or with sequence parallelism a reduce-scatter into the sequence shard and the all-gather the
 /// next column-parallel GEMM needs (placed together, between the two parts).
 CommPoint tensor_reduce(std::string name, const DescribeOptions& o, double bytes) {
-  CommPoint c{std::move(name), {}, bytes};
+  auto c = CommPoint::named(std::move(name), bytes);
   if (o.tp > 1)
     c.ops = o.sequence_parallel ? std::vector<CollectiveOp>{CollectiveOp::ReduceScatter, CollectiveOp::AllGather}
                                 : std::vector<CollectiveOp>{CollectiveOp::AllReduce};
@@ -27,7 +27,7 @@ CommPoint tensor_reduce(std::string name, const DescribeOptions& o, double bytes
 
 /// One collective of `op` when tensor-parallel (and, if `only_with_sp`, sequence-parallel).
 CommPoint tensor_op(std::string name, const DescribeOptions& o, CollectiveOp op, double bytes, int times = 1) {
-  CommPoint c{std::move(name), {}, bytes};
+  auto c = CommPoint::named(std::move(name), bytes);
   if (o.tp > 1) c.ops.assign(static_cast<std::size_t>(times), op);
   return c;
 }
@@ -52,15 +52,15 @@ Block embedding_block(const Context& c) {
   b.pipeline_unit = false;
   // Vocabulary-parallel lookup: each rank fills in its shard's rows, an all-reduce (a
   // reduce-scatter with sequence parallelism) completes the activation; dropout follows.
-  b.forward = {{"lookup", c.model.embedding_forward(),
+  b.forward = {make_segment("lookup", c.model.embedding_forward(),
                 o.sequence_parallel ? tensor_op("tp", o, CollectiveOp::ReduceScatter, c.activation_B)
-                                    : tensor_op("tp", o, CollectiveOp::AllReduce, c.activation_B)},
-               {"dropout", c.model.embedding_dropout_forward(), CommPoint{"none", {}, 0}}};
+                                    : tensor_op("tp", o, CollectiveOp::AllReduce, c.activation_B)),
+               make_segment("dropout", c.model.embedding_dropout_forward())};
   // The backward of a reduce-scatter is an all-gather; an all-reduce's backward is the identity.
-  b.backward = {{"dropout", c.model.embedding_dropout_backward(),
+  b.backward = {make_segment("dropout", c.model.embedding_dropout_backward(),
                  o.sequence_parallel ? tensor_op("tp", o, CollectiveOp::AllGather, c.activation_B)
-                                     : CommPoint{"tp", {}, 0}},
-                {"lookup", c.model.embedding_backward(), CommPoint{"none", {}, 0}}};
+                                     : CommPoint::named("tp")),
+                make_segment("lookup", c.model.embedding_backward())};
   if (w.position == PositionKind::Learned)
     b.params.push_back(replicated("position", static_cast<double>(w.seq_length) * h));
   b.params.push_back(sharded("word", static_cast<double>(w.vocab_size) * h, o.tp));
@@ -79,10 +79,10 @@ Block layer_block(const Context& c, int l, const LayerShape& default_shape) {
   b.type = shape == default_shape
                ? "layer"
                : fmt::format("layer.f{}.{}.kv{}", shape.ffn_hidden, mlp_name(shape.mlp), shape.kv_heads);
-  b.forward = {{"attn", c.model.attention_forward(l), tensor_reduce("tp1", o, c.activation_B)},
-               {"mlp", c.model.mlp_forward(l), tensor_reduce("tp2", o, c.activation_B)}};
-  b.backward = {{"mlp", c.model.mlp_backward(l), tensor_reduce("tp1", o, c.activation_B)},
-                {"attn", c.model.attention_backward(l), tensor_reduce("tp2", o, c.activation_B)}};
+  b.forward = {make_segment("attn", c.model.attention_forward(l), tensor_reduce("tp1", o, c.activation_B)),
+               make_segment("mlp", c.model.mlp_forward(l), tensor_reduce("tp2", o, c.activation_B))};
+  b.backward = {make_segment("mlp", c.model.mlp_backward(l), tensor_reduce("tp1", o, c.activation_B)),
+                make_segment("attn", c.model.attention_backward(l), tensor_reduce("tp2", o, c.activation_B))};
   b.selective_recompute = c.model.attention_core_forward(l);
   b.checkpointable = true;
   // Gradients in the order backward completes them (PyTorch reduces in reverse registration order).
@@ -120,16 +120,16 @@ Block head_block(const Context& c) {
   // With sequence parallelism the final norm works on s/t and its output is all-gathered for the
   // column-parallel logits GEMM. The vocabulary-parallel cross-entropy all-reduces three fp32 row
   // statistics (max logit, target logit, sum of exponentials; Megatron's cross_entropy.py).
-  b.forward = {{"norm", c.model.final_norm_forward(),
+  b.forward = {make_segment("norm", c.model.final_norm_forward(),
                 o.sequence_parallel ? tensor_op("sp", o, CollectiveOp::AllGather, c.activation_B)
-                                    : CommPoint{"sp", {}, 0}},
-               {"logits", c.model.logits_forward(), tensor_op("ce", o, CollectiveOp::AllReduce, rows_B, 3)}};
+                                    : CommPoint::named("sp")),
+               make_segment("logits", c.model.logits_forward(), tensor_op("ce", o, CollectiveOp::AllReduce, rows_B, 3))};
   // The logits' input gradient is summed over the tensor group (reduce-scattered with sequence
   // parallelism) before the final norm's backward.
-  b.backward = {{"logits", c.model.logits_backward(),
+  b.backward = {make_segment("logits", c.model.logits_backward(),
                  o.sequence_parallel ? tensor_op("tp", o, CollectiveOp::ReduceScatter, c.activation_B)
-                                     : tensor_op("tp", o, CollectiveOp::AllReduce, c.activation_B)},
-                {"norm", c.model.final_norm_backward(), CommPoint{"none", {}, 0}}};
+                                     : tensor_op("tp", o, CollectiveOp::AllReduce, c.activation_B)),
+                make_segment("norm", c.model.final_norm_backward())};
   ParamTensor logits = sharded("logits.weight", static_cast<double>(w.vocab_size) * h, o.tp);
   if (w.tie_embeddings) logits.tied_to = "embedding.word";
   b.params.push_back(logits);
