@@ -3,13 +3,15 @@
 #include <fmt/format.h>
 
 #include "workload/WorkloadType.hpp"
+#include "workload/types/CnnType.hpp"
 #include "workload/types/TransformerType.hpp"
 
 namespace clearfog::workload {
 
 const std::vector<const WorkloadType*>& workload_types() {
   static const TransformerType transformer;
-  static const std::vector<const WorkloadType*> all = {&transformer};
+  static const CnnType cnn;
+  static const std::vector<const WorkloadType*> all = {&transformer, &cnn};
   return all;
 }
 
