@@ -116,7 +116,7 @@ struct Block {
   [[nodiscard]] double model_parameters() const;
 };
 
-/// Sums of kernel FLOPs over a list of segments.
+/// Sums of kernel FLOPs over a list of segments (the mean expert rank's where they differ).
 double model_flops(const std::vector<Segment>& pass);
 double matmul_flops(const std::vector<Segment>& pass);
 double matmul_flops(const std::vector<kernels::Kernel>& kernels);

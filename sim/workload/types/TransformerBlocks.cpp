@@ -3,7 +3,12 @@
 // parallelism: Korthikanti et al. 2022). docs/workloads.md.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <numeric>
+
+#include "workload/ExpertRouting.hpp"
 #include "workload/TransformerModel.hpp"
+#include "workload/TransformerMoe.hpp"
 #include "workload/types/TransformerType.hpp"
 
 namespace clearfog::workload {
@@ -108,6 +113,119 @@ Block layer_block(const Context& c, int l, const LayerShape& default_shape) {
   return b;
 }
 
+/// An all-to-all over the expert group of `sent` token copies (member i to member j) of
+/// `bytes_per_copy` each; none without expert parallelism.
+CommPoint expert_exchange(std::string name, const DescribeOptions& o, const std::vector<std::vector<double>>& sent,
+                          double bytes_per_copy, bool transpose) {
+  auto c = CommPoint::named(std::move(name));
+  c.group = CommGroup::Expert;
+  if (o.ep == 1) return c;
+  c.ops = {CollectiveOp::AllToAll};
+  const std::size_t n = sent.size();
+  c.matrix.assign(n, std::vector<double>(n, 0.0));
+  double total = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      c.matrix[i][j] = bytes_per_copy * (transpose ? sent[j][i] : sent[i][j]);
+      total += c.matrix[i][j];
+    }
+  c.bytes = total / static_cast<double>(n);
+  return c;
+}
+
+/// The shared experts' collectives: a dense MLP's under sequence parallelism; none without them.
+CommPoint shared_op(std::string name, const Context& c, CollectiveOp op) {
+  if (c.model.spec().shared_experts == 0) return CommPoint::named(std::move(name));
+  return tensor_op(std::move(name), c.options, op, c.activation_B);
+}
+
+/// A tensor-group collective over the token copies each expert rank received (all tensor ranks').
+CommPoint expert_tensor_op(std::string name, const DescribeOptions& o, CollectiveOp op, const RoutedTokens& routed,
+                           double bytes_per_copy) {
+  auto c = tensor_op(std::move(name), o, op, 0);
+  for (std::size_t j = 0; j < routed.processed.size(); ++j)
+    c.bytes_by_expert_rank.push_back(o.tp * routed.received(static_cast<int>(j)) * bytes_per_copy);
+  c.bytes = *std::max_element(c.bytes_by_expert_rank.begin(), c.bytes_by_expert_rank.end());
+  return c;
+}
+
+/// A layer whose MLP is a Mixture of Experts (docs/moe.md), Megatron-Core's all-to-all dispatcher:
+/// the router works on this tensor rank's sequence shard; the token copies go to the expert ranks
+/// (all-to-all over the expert group), are all-gathered over the tensor group (experts are
+/// sharded like an MLP), run through the grouped expert GEMMs, are reduce-scattered back, return
+/// (all-to-all) and are combined with their routing weights.
+Block moe_layer_block(const Context& c, int l, int moe_index) {
+  const auto& w = c.model.spec();
+  const auto& o = c.options;
+  const TransformerMoe moe(c.model, l);
+  const auto shares = expert_shares(o.moe, w.experts, w.top_k, moe_index);
+  const RoutedTokens routed = route_tokens(shares, o.ep, moe.router_tokens(), w.top_k, w.capacity_factor);
+  const double e = dtype_bytes(o.precision);
+  const double dispatch_e = dtype_bytes(o.moe.dispatch_precision.value_or(o.precision));
+  const double h = w.hidden;
+  std::vector<std::vector<double>> tokens(routed.processed.size());
+  std::vector<std::vector<kernels::Kernel>> forward, backward;
+  double busiest = 0;
+  for (std::size_t j = 0; j < tokens.size(); ++j) {
+    for (const double p : routed.processed[j]) tokens[j].push_back(p * o.tp);
+    forward.push_back(moe.experts_forward(tokens[j]));
+    backward.push_back(moe.experts_backward(tokens[j]));
+    busiest = std::max(busiest, std::accumulate(tokens[j].begin(), tokens[j].end(), 0.0));
+  }
+  auto experts_fwd = make_segment("experts", {}, expert_tensor_op("tp.rs", o, CollectiveOp::ReduceScatter, routed, h * e));
+  experts_fwd.kernels_by_expert_rank = std::move(forward);
+  auto experts_bwd = make_segment("experts", {}, expert_tensor_op("tp.rs", o, CollectiveOp::ReduceScatter, routed, h * e));
+  experts_bwd.kernels_by_expert_rank = std::move(backward);
+
+  Block b;
+  b.name = fmt::format("L{}", l);
+  b.type = "layer.moe";
+  // Sequence parallelism (required with tp > 1): the attention output is reduce-scattered into the
+  // router's shard, and the layer output all-gathered for the next layer's attention.
+  b.forward = {make_segment("attn", c.model.attention_forward(l), tensor_op("tp1", o, CollectiveOp::ReduceScatter, c.activation_B)),
+               make_segment("router", moe.router_forward(), expert_exchange("dispatch", o, routed.sent, h * dispatch_e, false)),
+               make_segment("shared", {}, shared_op("shared.ag", c, CollectiveOp::AllGather)),
+               make_segment("shared", moe.shared_forward(), shared_op("shared.rs", c, CollectiveOp::ReduceScatter)),
+               make_segment("experts.in", {}, expert_tensor_op("tp.ag", o, CollectiveOp::AllGather, routed, h * dispatch_e)),
+               std::move(experts_fwd),
+               make_segment("combine", {}, expert_exchange("combine", o, routed.sent, h * e, true)),
+               make_segment("combine", moe.combine_forward(), tensor_op("tp2", o, CollectiveOp::AllGather, c.activation_B))};
+  // Backward mirrors it: each collective's gradient is its transpose (all-gather <-> reduce-scatter,
+  // the all-to-alls reversed).
+  b.backward = {make_segment("combine", moe.combine_backward(), expert_exchange("combine.bwd", o, routed.sent, h * e, false)),
+                make_segment("experts.in", {}, expert_tensor_op("tp.ag", o, CollectiveOp::AllGather, routed, h * e)),
+                std::move(experts_bwd),
+                make_segment("shared", {}, shared_op("shared.ag", c, CollectiveOp::AllGather)),
+                make_segment("shared", moe.shared_backward(), shared_op("shared.rs", c, CollectiveOp::ReduceScatter)),
+                make_segment("dispatch", {}, expert_exchange("dispatch.bwd", o, routed.sent, h * e, true)),
+                make_segment("router", moe.router_backward(), tensor_op("tp1", o, CollectiveOp::AllGather, c.activation_B)),
+                make_segment("attn", c.model.attention_backward(l), tensor_op("tp2", o, CollectiveOp::ReduceScatter, c.activation_B))};
+  b.selective_recompute = c.model.attention_core_forward(l);
+  b.checkpointable = true;
+  const LayerShape shape = w.layer(l);
+  const double d = w.resolved_head_dim(), a = w.heads, kv = shape.kv_heads;
+  const double norm = w.norm == NormKind::LayerNorm && w.bias ? 2 * h : h;
+  const int t = o.tp;
+  const double local_experts = static_cast<double>(w.experts) / o.ep;
+  auto& p = b.params;
+  if (w.shared_experts > 0) p.push_back(sharded("shared.weight", moe.shared_parameters(), t));
+  ParamTensor experts{"experts.weight", local_experts * moe.expert_parameters() / t, w.experts * moe.expert_parameters(), ""};
+  experts.expert = true;
+  p.push_back(experts);
+  p.push_back(replicated("router.weight", h * w.experts));
+  p.push_back(replicated("ln2", norm));
+  if (w.bias) p.push_back(replicated("proj.bias", h));
+  p.push_back(sharded("proj.weight", a * d * h, t));
+  if (w.bias) p.push_back(sharded("qkv.bias", (a + 2 * kv) * d, t));
+  p.push_back(sharded("qkv.weight", h * (a + 2 * kv) * d, t));
+  p.push_back(replicated("ln1", norm));
+  for (const Recompute r : config::kAllRecomputes)
+    b.saved_activation_B[policy_index(r)] = c.model.layer_activation_bytes(l, r) + moe.activation_bytes(busiest, r);
+  b.output_B = c.activation_B;
+  b.output_replicated = !o.sequence_parallel;
+  return b;
+}
+
 Block head_block(const Context& c) {
   const auto& w = c.model.spec();
   const auto& o = c.options;
@@ -155,7 +273,9 @@ ModelDescription TransformerType::describe(const config::WorkloadSpec& workload,
   d.sample_unit = "sequences";
   d.blocks.push_back(embedding_block(c));
   const LayerShape default_shape{spec.resolved_ffn_hidden(), spec.mlp, spec.resolved_kv_heads()};
-  for (int l = 0; l < spec.layers; ++l) d.blocks.push_back(layer_block(c, l, default_shape));
+  d.expert_parallel = o.ep;
+  for (int l = 0, moe_index = 0; l < spec.layers; ++l)
+    d.blocks.push_back(spec.moe_layer(l) ? moe_layer_block(c, l, moe_index++) : layer_block(c, l, default_shape));
   d.blocks.push_back(head_block(c));
   return d;
 }
@@ -167,6 +287,11 @@ std::string TransformerType::shape_text(const config::WorkloadSpec& workload) co
   if (w.head_dim > 0 && w.head_dim * w.heads != w.hidden) text += fmt::format(" of {}", w.head_dim);
   text += fmt::format(", {} MLP {}", mlp_name(w.mlp), w.resolved_ffn_hidden());
   if (!w.overrides.empty()) text += fmt::format(" ({} overrides)", w.overrides.size());
+  if (w.experts > 0) {
+    text += fmt::format(", {} experts top-{} of {}", w.experts, w.top_k, w.resolved_expert_ffn_hidden());
+    if (w.shared_experts > 0) text += fmt::format(" + {} shared", w.shared_experts);
+    if (w.first_dense_layers > 0) text += fmt::format(" after {} dense layers", w.first_dense_layers);
+  }
   text += fmt::format(", {}, {} positions", norm_name(w.norm), position_name(w.position));
   if (!w.tie_embeddings) text += ", untied embeddings";
   if (!w.bias) text += ", no biases";
