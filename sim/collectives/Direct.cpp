@@ -9,15 +9,22 @@ Schedule pairwise_all_to_all_schedule(int p, double bytes) {
   return s;
 }
 
-Schedule pairwise_all_to_all_v_schedule(const std::vector<std::vector<double>>& matrix) {
+Schedule grouped_all_to_all_schedule(int p, double bytes) {
+  Schedule s(p);
+  for (int step = 1; step < p; ++step)
+    for (int i = 0; i < p; ++i) s.send(i, (i + step) % p, bytes / p, 0);
+  return s;
+}
+
+Schedule grouped_all_to_all_v_schedule(const std::vector<std::vector<double>>& matrix) {
+  // As NCCL runs an all-to-all-v: one group of sends, every pair at once; empty pairs send nothing.
   const int p = static_cast<int>(matrix.size());
   Schedule s(p);
   for (int step = 1; step < p; ++step)
     for (int i = 0; i < p; ++i) {
       const int j = (i + step) % p;
-      if (matrix[i][j] > 0) s.send(i, j, matrix[i][j], step - 1);
+      if (matrix[i][j] > 0) s.send(i, j, matrix[i][j], 0);
     }
-  s.stretch_to(p - 1);
   return s;
 }
 

@@ -2,6 +2,9 @@
 // One scenario end to end: plan the iteration, build the topology, replay it with SimGrid and
 // derive the metrics. Runs a simulation, so at most once per process (run_scenario_forked()
 // runs it in a child).
+#include <memory>
+
+#include "collectives/CollectiveLog.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "engine/SimulationResult.hpp"
 #include "parallel/StepPlan.hpp"
@@ -13,6 +16,8 @@ struct ScenarioRun {
   parallel::StepPlan step;
   engine::SimulationResult simulation;
   report::StepMetrics metrics;
+  /// Which algorithm, protocol and channels each collective of the plan used.
+  std::shared_ptr<collectives::CollectiveLog> collectives;
 };
 
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario);
