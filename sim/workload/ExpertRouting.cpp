@@ -46,6 +46,30 @@ void water_fill(std::vector<double>& share, double cap) {
   }
 }
 
+/// Rounds every entry to a whole number of copies keeping the total (largest remainder): experts
+/// process whole tokens, and the copies processed must still add up to the copies routed.
+void round_keeping_total(std::vector<std::vector<double>>& m) {
+  struct Entry {
+    double remainder;
+    std::size_t i, j;
+  };
+  std::vector<Entry> entries;
+  double total = 0, floors = 0;
+  for (std::size_t i = 0; i < m.size(); ++i)
+    for (std::size_t j = 0; j < m[i].size(); ++j) {
+      total += m[i][j];
+      const double f = std::floor(m[i][j]);
+      entries.push_back({m[i][j] - f, i, j});
+      floors += f;
+      m[i][j] = f;
+    }
+  // Largest remainders first; ties in index order, so the result is deterministic.
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.remainder > b.remainder; });
+  const auto missing = static_cast<std::size_t>(std::llround(total - floors));
+  for (std::size_t n = 0; n < missing && n < entries.size(); ++n) m[entries[n].i][entries[n].j] += 1;
+}
+
 }  // namespace
 
 std::vector<double> expert_shares(const config::MoeSpec& moe, int experts, int top_k, int moe_layer) {
@@ -113,6 +137,7 @@ RoutedTokens route_tokens(const std::vector<double>& shares, int ep, double toke
     for (auto& row : r.sent) row[owner] += from_each;
     r.processed[owner][e % local] = from_each * ep;
   }
+  round_keeping_total(r.processed);
   return r;
 }
 

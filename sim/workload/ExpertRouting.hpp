@@ -20,7 +20,8 @@ std::vector<double> expert_shares(const config::MoeSpec& moe, int experts, int t
 struct RoutedTokens {
   /// sent[i][j]: token slots member i sends member j (the diagonal stays on the device).
   std::vector<std::vector<double>> sent;
-  /// processed[j][e]: token slots local expert e of member j processes (after dropping).
+  /// processed[j][e]: token slots local expert e of member j processes (after dropping), in whole
+  /// copies that add up to the copies routed (largest-remainder rounding of the expected loads).
   std::vector<std::vector<double>> processed;
   double dropped_share = 0;  // of all token slots, dropped by the capacity limit
   /// Token slots member j receives, itself included.

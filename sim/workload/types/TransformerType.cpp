@@ -65,6 +65,12 @@ void check_experts(const ConfigDocument& scenario, const ConfigDocument& workloa
                    fmt::format("ep {} must divide the workload's experts {} (each rank holds experts/ep of them)", ep,
                                experts),
                    out);
+  if (ep > 1 && int_or(scenario, "parallelism.zero_stage", 0) >= 3)
+    config::report(scenario, "parallelism.zero_stage",
+                   fmt::format("ZeRO-3 with expert parallelism (ep {}) is not modelled: the expert parameters' "
+                               "gathers over the expert-data group are not planned; allowed with ep > 1: 0, 1, 2",
+                               ep),
+                   out);
   if (experts > 0) {
     const std::int64_t f = int_or(workload, "expert_ffn_hidden", int_or(workload, "ffn_hidden", 4 * int_or(workload, "hidden", 0)));
     if (f > 0 && f % tp != 0)
