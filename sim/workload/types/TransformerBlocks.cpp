@@ -48,6 +48,19 @@ ParamTensor sharded(std::string name, double model_elements, int tp) {
 }
 ParamTensor replicated(std::string name, double elements) { return ParamTensor{std::move(name), elements, elements, ""}; }
 
+/// A layer's second norm and attention tensors, in the order backward completes their gradients
+/// (after the MLP's or the experts').
+void push_attention_params(std::vector<ParamTensor>& p, const TransformerSpec& w, const LayerShape& shape, int t) {
+  const double h = w.hidden, d = w.resolved_head_dim(), a = w.heads, kv = shape.kv_heads;
+  const double norm = w.norm == NormKind::LayerNorm && w.bias ? 2 * h : h;
+  p.push_back(replicated("ln2", norm));
+  if (w.bias) p.push_back(replicated("proj.bias", h));
+  p.push_back(sharded("proj.weight", a * d * h, t));
+  if (w.bias) p.push_back(sharded("qkv.bias", (a + 2 * kv) * d, t));
+  p.push_back(sharded("qkv.weight", h * (a + 2 * kv) * d, t));
+  p.push_back(replicated("ln1", norm));
+}
+
 Block embedding_block(const Context& c) {
   const auto& w = c.model.spec();
   const auto& o = c.options;
@@ -91,21 +104,15 @@ Block layer_block(const Context& c, int l, const LayerShape& default_shape) {
   b.selective_recompute = c.model.attention_core_forward(l);
   b.checkpointable = true;
   // Gradients in the order backward completes them (PyTorch reduces in reverse registration order).
-  const double h = w.hidden, d = w.resolved_head_dim(), a = w.heads, kv = shape.kv_heads, f = shape.ffn_hidden;
+  const double h = w.hidden, f = shape.ffn_hidden;
   const double up = gated(shape.mlp) ? 2 : 1;
-  const double norm = w.norm == NormKind::LayerNorm && w.bias ? 2 * h : h;
   const int t = o.tp;
   auto& p = b.params;
   if (w.bias) p.push_back(replicated("fc2.bias", h));  // added after the all-reduce: on every rank
   p.push_back(sharded("fc2.weight", f * h, t));
   if (w.bias) p.push_back(sharded("fc1.bias", up * f, t));
   p.push_back(sharded("fc1.weight", h * up * f, t));
-  p.push_back(replicated("ln2", norm));
-  if (w.bias) p.push_back(replicated("proj.bias", h));
-  p.push_back(sharded("proj.weight", a * d * h, t));
-  if (w.bias) p.push_back(sharded("qkv.bias", (a + 2 * kv) * d, t));
-  p.push_back(sharded("qkv.weight", h * (a + 2 * kv) * d, t));
-  p.push_back(replicated("ln1", norm));
+  push_attention_params(p, w, shape, t);
   for (const Recompute r : config::kAllRecomputes)
     b.saved_activation_B[policy_index(r)] = c.model.layer_activation_bytes(l, r);
   b.output_B = c.activation_B;
@@ -203,8 +210,6 @@ Block moe_layer_block(const Context& c, int l, int moe_index) {
   b.selective_recompute = c.model.attention_core_forward(l);
   b.checkpointable = true;
   const LayerShape shape = w.layer(l);
-  const double d = w.resolved_head_dim(), a = w.heads, kv = shape.kv_heads;
-  const double norm = w.norm == NormKind::LayerNorm && w.bias ? 2 * h : h;
   const int t = o.tp;
   const double local_experts = static_cast<double>(w.experts) / o.ep;
   auto& p = b.params;
@@ -213,12 +218,7 @@ Block moe_layer_block(const Context& c, int l, int moe_index) {
   experts.expert = true;
   p.push_back(experts);
   p.push_back(replicated("router.weight", h * w.experts));
-  p.push_back(replicated("ln2", norm));
-  if (w.bias) p.push_back(replicated("proj.bias", h));
-  p.push_back(sharded("proj.weight", a * d * h, t));
-  if (w.bias) p.push_back(sharded("qkv.bias", (a + 2 * kv) * d, t));
-  p.push_back(sharded("qkv.weight", h * (a + 2 * kv) * d, t));
-  p.push_back(replicated("ln1", norm));
+  push_attention_params(p, w, shape, t);
   for (const Recompute r : config::kAllRecomputes)
     b.saved_activation_B[policy_index(r)] = c.model.layer_activation_bytes(l, r) + moe.activation_bytes(busiest, r);
   b.output_B = c.activation_B;
