@@ -3,6 +3,7 @@
 // the slowdown skewed routing causes (docs/moe.md).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "config/ConfigLoader.hpp"
@@ -10,6 +11,7 @@
 #include "support/PlanRun.hpp"
 #include "support/TestPlatforms.hpp"
 #include "workload/TransformerModel.hpp"
+#include "workload/ExpertRouting.hpp"
 #include "workload/WorkloadType.hpp"
 
 using namespace clearfog;
@@ -39,6 +41,16 @@ config::ScenarioSpec on_switch(const config::WorkloadSpec& w, int dp, int ep) {
 parallel::StepPlan plan(const config::ScenarioSpec& s) {
   return parallel::plan_step(s, test::ComputeOnlyModel{}, parallel::plain_group_collectives(s.platform.device_count()));
 }
+
+/// Prices the experts' grouped GEMMs only (their FLOPs at a fixed rate): an expert rank's time is
+/// proportional to the token copies it processes.
+class ExpertGemmsOnly final : public kernels::KernelCostModel {
+public:
+  [[nodiscard]] kernels::KernelCost cost(const kernels::Kernel& k) const override {
+    return {k.kind == kernels::KernelKind::GroupedGemm ? k.flops / test::kGemmRate : 0.0, kernels::Bound::Compute};
+  }
+  [[nodiscard]] std::string name() const override { return "expert-gemms-only"; }
+};
 
 config::WorkloadSpec shipped(const char* file) {
   return config::load_workload(std::filesystem::path(CLEARFOG_SOURCE_DIR) / "workloads" / file);
@@ -125,4 +137,27 @@ TEST_CASE("workload::MoE: skewed routing makes the busiest expert rank the bottl
     CHECK(run.metrics.step_time_s > last);
     last = run.metrics.step_time_s;
   }
+}
+
+TEST_CASE("workload::MoE: zipf slows the step by the busiest expert's share over the mean", "[workload][moe][simulation]") {
+  // One expert per rank (E = ep = 8) on a near-ideal switch, only the expert GEMMs priced: every
+  // layer waits for its busiest expert in the combine, so the step is sum over layers of the
+  // busiest share, against 1/E for balanced routing. Closed form:
+  // step(zipf) / step(balanced) = (1/L) sum_l E max_e p_{l,e}.
+  const int E = 8;
+  auto s = on_switch(small_moe(E, 2), E, E);
+  s.platform = test::switch_platform(E, 1e18, 1e-12);
+  const auto balanced = test::plan_and_run(s, ExpertGemmsOnly{}).metrics.step_time_s;
+  s.moe.routing = config::Routing::Zipf;
+  s.moe.zipf_exponent = 1.0;
+  s.moe.seed = 11;
+  const auto skewed = test::plan_and_run(s, ExpertGemmsOnly{}).metrics.step_time_s;
+  const auto& t = test::transformer(s.workload);
+  double ratio = 0;
+  for (int l = 0; l < t.layers; ++l) {
+    const auto p = workload::expert_shares(s.moe, E, t.top_k, l);
+    ratio += E * *std::max_element(p.begin(), p.end()) / t.layers;
+  }
+  CHECK(ratio > 1.5);  // zipf(1) over 8 experts: the top expert takes 0.37 of the copies
+  CHECK(skewed / balanced == Approx(ratio).epsilon(1e-3));
 }
