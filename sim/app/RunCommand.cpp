@@ -9,6 +9,7 @@
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
 #include "core/Errors.hpp"
+#include "core/OutputPaths.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "report/ChromeTrace.hpp"
 #include "report/CsvTables.hpp"
@@ -41,6 +42,10 @@ Command add_run_command(CLI::App& app) {
             std::vector<config::Override> overrides;
             for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
             const auto scenario = config::load_scenario(o->scenario_file, overrides);
+            // Output paths are checked before the simulation, which may take minutes.
+            if (!o->trace_file.empty()) check_output_file(o->trace_file, "--trace");
+            if (!o->timeline_file.empty()) check_output_file(o->timeline_file, "--timeline");
+            if (!o->csv_dir.empty()) prepare_output_directory(o->csv_dir, "--csv");
             const auto start = std::chrono::steady_clock::now();
             const auto run = driver::run_scenario(scenario);
             const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

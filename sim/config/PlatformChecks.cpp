@@ -11,7 +11,9 @@
 #include "config/CheckSupport.hpp"
 #include "config/KeyTable.hpp"
 #include "config/PlatformSpec.hpp"
+#include "core/CheckedMath.hpp"
 #include "core/DType.hpp"
+#include "core/Quote.hpp"
 
 namespace clearfog::config {
 
@@ -86,10 +88,11 @@ const ConfigValue* used(const ConfigDocument& doc, std::string_view path) {
   return v;
 }
 
-std::int64_t product(const ConfigValue& list) {
-  std::int64_t p = 1;
-  for (const ConfigValue& e : list.as_list()) p *= e.as_integer();
-  return p;
+/// The product of a list's elements, or nullopt when it leaves int64.
+std::optional<std::int64_t> product(const ConfigValue& list) {
+  std::vector<std::int64_t> factors;
+  for (const ConfigValue& e : list.as_list()) factors.push_back(e.as_integer());
+  return checked_product(factors);
 }
 
 /// "4*4*2".
@@ -142,10 +145,11 @@ void check_product(const ConfigValue& factors, std::string_view what, std::int64
               out);
     return;
   }
-  if (product(factors) != expected)
+  const auto p = product(factors);
+  if (p != expected)
     report_at(factors,
               fmt::format("the product of the {} {} = {} must equal {} {}", what, product_text(factors),
-                          product(factors), expected_key, expected),
+                          p ? std::to_string(*p) : "more than 2^63", expected_key, expected),
               out);
 }
 
@@ -233,7 +237,16 @@ void check_node(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
                   out);
       break;
     case NodeTopology::Torus:
-      if (const ConfigValue* dims = used(doc, "node.torus.dims")) check_product(*dims, "dimensions", devices, "node.devices", out);
+      if (const ConfigValue* dims = used(doc, "node.torus.dims")) {
+        if (const std::size_t n = dims->as_list().size(); n == 2 || n == 3)
+          check_product(*dims, "dimensions", devices, "node.devices", out);
+        else
+          report_at(*dims,
+                    fmt::format("a torus node has 2 or 3 dimensions, got {}; e.g. [8, 8] or [4, 4, 4] (product "
+                                "node.devices {})",
+                                n, devices),
+                    out);
+      }
       break;
     case NodeTopology::Custom: check_custom_node(doc, devices, out); break;
     case NodeTopology::Switch:
@@ -282,19 +295,18 @@ void check_fabric(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
       if (const ConfigValue* dims = used(doc, "fabric.torus.dims")) check_product(*dims, "dimensions", nodes, "fabric.nodes", out);
       break;
     case FabricTopology::Dragonfly: {
-      std::int64_t total = 1;
       std::vector<std::int64_t> factors;
       for (const char* path : {"fabric.dragonfly.groups", "fabric.dragonfly.chassis", "fabric.dragonfly.routers",
                                "fabric.dragonfly.nodes_per_router"}) {
         const ConfigValue* v = used(doc, path);
         if (!v) return;  // reported as missing
         factors.push_back(v->as_integer());
-        total *= v->as_integer();
       }
+      const auto total = checked_product(factors);
       if (total != nodes)
         report(doc, "fabric.dragonfly.nodes_per_router",
                fmt::format("groups*chassis*routers*nodes_per_router = {} = {} must equal fabric.nodes {}",
-                           fmt::join(factors, "*"), total, nodes),
+                           fmt::join(factors, "*"), total ? std::to_string(*total) : "more than 2^63", nodes),
                out);
       break;
     }
@@ -303,7 +315,21 @@ void check_fabric(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
 
 }  // namespace
 
+/// Every element of gemm.tiles is a tile "MxN"; at least one is given.
+void check_gemm_tiles(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const ConfigValue* tiles = doc.find("gemm.tiles");
+  if (!tiles) return;
+  for (const ConfigValue& element : tiles->as_list())
+    if (!parse_tile_shape(element.as_string()))
+      report_at(element,
+                fmt::format("expected a tile \"MxN\" of two integers in 1..{} such as \"128x64\", got {}", kMaxTileSide,
+                            quote(element.as_string())),
+                out);
+  if (tiles->as_list().empty()) report_at(*tiles, "must list at least one tile such as \"128x128\"", out);
+}
+
 void check_accelerator(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  check_gemm_tiles(doc, out);
   if (!doc.complete() || !supported_dtypes(doc).empty()) return;
   std::vector<std::string> keys;
   for (DType d : kAllDTypes) keys.push_back("peak." + std::string(dtype_name(d)));

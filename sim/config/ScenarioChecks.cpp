@@ -1,6 +1,7 @@
 #include "config/ScenarioChecks.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 
 #include "config/CheckSupport.hpp"
 #include "config/CollectiveSpec.hpp"
+#include "core/CheckedMath.hpp"
 
 namespace clearfog::config {
 
@@ -151,12 +153,14 @@ void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   if (dp && tp && pp && platform_valid) {
     const std::int64_t devices_per_node = platform->at("node.devices").as_integer();
     const std::int64_t nodes = platform->at("fabric.nodes").as_integer();
-    const std::int64_t product = dp->as_integer() * tp->as_integer() * pp->as_integer();
+    const std::array<std::int64_t, 3> factors = {dp->as_integer(), tp->as_integer(), pp->as_integer()};
+    const auto product = checked_product(factors);
     if (product != devices_per_node * nodes)
       report(doc, "parallelism.dp",
              fmt::format("dp*tp*pp = {}*{}*{} = {} must equal the platform's {} devices (node.devices {} x "
                          "fabric.nodes {})",
-                         dp->as_integer(), tp->as_integer(), pp->as_integer(), product, devices_per_node * nodes,
+                         dp->as_integer(), tp->as_integer(), pp->as_integer(),
+                         product ? std::to_string(*product) : "more than 2^63", devices_per_node * nodes,
                          devices_per_node, nodes),
              out);
   }
