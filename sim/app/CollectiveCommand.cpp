@@ -19,7 +19,7 @@ namespace clearfog::app {
 namespace {
 
 ConfigError option_error(const std::string& option, const std::string& message) {
-  return ConfigError({Diagnostic{{option, 0, 0}, option, message}});
+  return ConfigError({Diagnostic{{option, 0, 0}, "", message}});
 }
 
 /// Rows of one table: each row is a simulation of the collective over every rank (13 s for 16384

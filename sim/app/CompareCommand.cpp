@@ -43,7 +43,7 @@ Command add_compare_command(CLI::App& app) {
             if (!o->workload.empty()) req.workload = o->workload;
             if (!o->platforms.empty()) req.platforms.assign(o->platforms.begin(), o->platforms.end());
             if (o->devices > config::kMaxNodeDevices)
-              throw ConfigError({{{"--devices", 0, 0}, "--devices",
+              throw ConfigError({{{"--devices", 0, 0}, "",
                                   fmt::format("{} is too many: {}", o->devices,
                                               config::over_limit_text(o->devices, config::kMaxNodeDevices,
                                                                       "devices per node",

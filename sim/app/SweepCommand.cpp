@@ -35,12 +35,12 @@ std::string file_part(const std::string& name) {
 std::pair<std::string, std::string> parse_plot(const std::string& text, const sweep::SweepSpec& spec) {
   const auto colon = text.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
-    throw ConfigError({{{"--plot", 0, 0}, "--plot", fmt::format("must be METRIC:AXIS, got {}", quote(text))}});
+    throw ConfigError({{{"--plot", 0, 0}, "", fmt::format("must be METRIC:AXIS, got {}", quote(text))}});
   std::string axis = text.substr(colon + 1);
   std::vector<std::string> axes;
   for (const auto& a : spec.axes) axes.push_back(a.key);
   if (std::find(axes.begin(), axes.end(), axis) == axes.end())
-    throw ConfigError({{{"--plot", 0, 0}, "--plot",
+    throw ConfigError({{{"--plot", 0, 0}, "",
                         fmt::format("{} is not an axis of the sweep; its axes: {}", quote(axis), fmt::join(axes, ", "))}});
   return {text.substr(0, colon), std::move(axis)};
 }
@@ -71,7 +71,7 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp; writes DIR/plot-METRIC-AXIS.svg");
   return {cmd, [o] {
             if (!std::isfinite(o->timeout_s) || o->timeout_s < 0)
-              throw ConfigError({{{"--timeout", 0, 0}, "--timeout",
+              throw ConfigError({{{"--timeout", 0, 0}, "",
                                   fmt::format("must be a number of seconds >= 0 (0: no limit), got {}", o->timeout_s)}});
             const auto spec = sweep::load_sweep(o->file);
             std::vector<std::pair<std::string, std::string>> plots;

@@ -67,6 +67,14 @@ constexpr std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::str
   return std::nullopt;
 }
 
+/// Whether `algorithm` can run over `members` ranks: recursive halving-doubling pairs ranks at
+/// distances 1, 2, 4, ..., so it needs a power of two. The tuner (driver::candidate_algorithms) and
+/// the scenario check (collectives.algorithm against parallelism.dp) both ask this.
+constexpr bool algorithm_takes_members(CollectiveAlgorithm algorithm, int members) {
+  if (algorithm == CollectiveAlgorithm::HalvingDoubling) return members >= 1 && (members & (members - 1)) == 0;
+  return members >= 1;
+}
+
 enum class Fidelity {
   Step,   // every algorithm step is a simulated message: O(P^2) events for a ring
   Fluid,  // one flow per link for the whole collective: O(P) events

@@ -64,6 +64,10 @@ DocumentKind validate_file(const std::filesystem::path& file, std::span<const st
   const auto root = read_yaml_file(file, std::nullopt, diagnostics);
   if (!root) throw ConfigError(std::move(diagnostics));
   const std::string name = file.string();
+  if (!root->IsMap() && !root->IsNull())
+    throw ConfigError({Diagnostic{location_of(root->Mark(), name, SourceLocation{name, 1, 1}), "",
+                                  fmt::format("a clearfog file is a mapping that starts with \"kind: K\", got {}",
+                                              root->IsSequence() ? "a list" : "a single value")}});
   const YAML::Node kind_node = root->IsMap() ? (*root)["kind"] : YAML::Node();
   const auto kind = kind_node && kind_node.IsScalar() ? parse_kind(kind_node.Scalar()) : std::nullopt;
   if (!kind) {

@@ -34,8 +34,10 @@ std::string element_allowed_text(DocumentKind kind, const KeySpec& key) {
     case KeyType::Quantity: {
       const std::string c = constraint_text(key.constraint);
       const units::Range r = units::plausible_range(key.dimension);
-      return fmt::format("{}{}{} to {}, e.g. {}", c, c.empty() ? "" : ", ", units::format(r.min, key.dimension),
-                         units::format(r.max, key.dimension), units::dimension_example(key.dimension));
+      const QuantityFloor* floor = find_quantity_floor(kind, key.path);
+      return fmt::format("{}{}{} to {}, e.g. {}", c, c.empty() ? "" : ", ",
+                         units::format(floor ? floor->min : r.min, key.dimension), units::format(r.max, key.dimension),
+                         units::dimension_example(key.dimension));
     }
     case KeyType::String: return "text";
     case KeyType::Bool: return "true, false";

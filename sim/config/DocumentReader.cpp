@@ -130,7 +130,15 @@ std::string quantity_rule_text(const KeySpec& spec) {
   return fmt::format("must be {}{}", zero, units::range_text(spec.dimension));
 }
 
-Typed type_scalar(const KeySpec& spec, const std::string& text, const KeyLimit* limit) {
+/// The limits of one key beyond its type and constraint (ScaleLimits).
+struct Limits {
+  const KeyLimit* count = nullptr;
+  const QuantityFloor* floor = nullptr;
+};
+
+Typed type_scalar(const KeySpec& spec, const std::string& text, Limits limits) {
+  const KeyLimit* limit = limits.count;
+  const QuantityFloor* floor = limits.floor;
   const auto got = fmt::format("got {}", quote(text));
   const auto constraint_error = [&] {
     return fmt::format("must be {}, {}", constraint_text(spec.constraint), got);
@@ -168,6 +176,9 @@ Typed type_scalar(const KeySpec& spec, const std::string& text, const KeyLimit* 
       // The range is a property of the dimension; zero and the sign are the constraint's.
       if (x != 0.0 && !units::plausible(x, spec.dimension))
         return {{}, fmt::format("{} (a plausible {}), {}", quantity_rule_text(spec), units::dimension_name(spec.dimension), got)};
+      if (floor && x != 0.0 && x < floor->min)
+        return {{}, fmt::format("must be {}at least {} ({}), {}", satisfies(spec.constraint, 0.0) ? "0 or " : "",
+                                units::format(floor->min, spec.dimension), floor->reason, got)};
       return {x, {}};
     }
     case KeyType::String: return {text, {}};
@@ -232,8 +243,9 @@ public:
         const auto other = parse_kind(written_kind.Scalar());
         if (other && *other != kind) {
           out.push_back({referrer->location, referrer->key,
-                         fmt::format("\"{}\" is a {} file (kind: {}); expected a {} file", name, kind_name(*other),
-                                     kind_name(*other), kind_name(kind))});
+                         fmt::format("\"{}\" is a {} file (kind: {}); expected {} {} file", name, kind_name(*other),
+                                     kind_name(*other), kind == DocumentKind::Accelerator ? "an" : "a",
+                                     kind_name(kind))});
           return nullptr;
         }
       }
@@ -286,7 +298,7 @@ private:
              fmt::format("this is a {} document, expected a {} (kind: {})", text, expected, expected));
       return false;
     }
-    report(where, source_.display("kind"), type_scalar(*table_.find("kind"), text, nullptr).error);
+    report(where, source_.display("kind"), type_scalar(*table_.find("kind"), text, {}).error);
     return true;
   }
 
@@ -436,7 +448,9 @@ private:
           invalid_.insert(spec.path);
         continue;
       }
-      if (invalid_.count(spec.path) || misspelt_.count(spec.path) || under_invalid_section(spec.path)) continue;
+      if (invalid_.count(spec.path) || misspelt_.count(spec.path) || under_section_in(invalid_, spec.path) ||
+          under_section_in(misspelt_, spec.path))
+        continue;
       const SourceLocation where = doc_->location_of(spec.path);
       switch (spec.presence) {
         case Presence::Required:
@@ -542,7 +556,7 @@ private:
       if (!value.IsScalar())
         typed.error = fmt::format("expected {}, got {}", expected_text(*field), node_kind_text(value));
       else
-        typed = type_scalar(*field, value.Scalar(), nullptr);
+        typed = type_scalar(*field, value.Scalar(), {});
       if (!typed.error.empty()) {
         report(value_location, field_key, std::move(typed.error));
         valid = false;
@@ -559,7 +573,7 @@ private:
           valid = false;
           break;
         case Presence::Defaulted:
-          fields.push_back(ConfigValue{&f, type_scalar(f, f.default_text, nullptr).data, f.default_text, Origin::Defaulted,
+          fields.push_back(ConfigValue{&f, type_scalar(f, f.default_text, {}).data, f.default_text, Origin::Defaulted,
                                        where, field_key});
           break;
         case Presence::Derived:
@@ -572,10 +586,14 @@ private:
     return ConfigValue{&spec, std::move(fields), flow_text(node), origin, where, key};
   }
 
-  const KeyLimit* limit_of(const KeySpec& spec) const { return find_key_limit(table_.kind(), spec.path); }
+  Limits limit_of(const KeySpec& spec) const {
+    return {find_key_limit(table_.kind(), spec.path), find_quantity_floor(table_.kind(), spec.path)};
+  }
 
-  bool under_invalid_section(const std::string& path) const {
-    for (const auto& section : invalid_)
+  /// Whether `path` lies under one of `sections` (a section written with the wrong shape, or a
+  /// misspelt one whose keys were all reported with it).
+  static bool under_section_in(const std::set<std::string>& sections, const std::string& path) {
+    for (const auto& section : sections)
       if (path.size() > section.size() && path.starts_with(section) && path[section.size()] == '.') return true;
     return false;
   }

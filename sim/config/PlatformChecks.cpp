@@ -182,6 +182,7 @@ void check_custom_node(const ConfigDocument& doc, std::int64_t devices, std::vec
   const std::string valid_names = fmt::format("{}", fmt::join(valid, ", "));
 
   UnionFind components(vertex.size());
+  std::map<std::pair<std::size_t, std::size_t>, const ConfigValue*> joined;  // each pair joined once
   for (const ConfigValue& edge : edges->as_list()) {
     const ConfigValue* from = edge.field("from");
     const ConfigValue* to = edge.field("to");
@@ -199,7 +200,17 @@ void check_custom_node(const ConfigDocument& doc, std::int64_t devices, std::vec
                 out);
       continue;
     }
-    components.join(vertex.find(from->as_string())->second, vertex.find(to->as_string())->second);
+    const std::size_t a = vertex.find(from->as_string())->second;
+    const std::size_t b = vertex.find(to->as_string())->second;
+    if (const auto [first, added] = joined.emplace(std::minmax(a, b), &edge); !added) {
+      report_at(edge,
+                fmt::format("\"{}\" and \"{}\" are already joined by {}; join a pair by one edge (with the sum of "
+                            "the bandwidths)",
+                            from->as_string(), to->as_string(), first->second->key),
+                out);
+      continue;
+    }
+    components.join(a, b);
   }
 
   std::vector<std::string> unreachable;

@@ -72,6 +72,12 @@ const std::vector<KeyLimit> kKeyLimits = {
     {DocumentKind::Scenario, "parallelism.layer_split", 16384, "layers", kLayerCost},
 };
 
+const std::vector<QuantityFloor> kQuantityFloors = {
+    {DocumentKind::Platform, "collectives.chunk", 64.0 * 1024,
+     "every chunk is a simulated message in every step; NCCL moves 512 KiB slices (NCCL_BUFFSIZE 4 MiB over "
+     "NCCL_STEPS 8)"},
+};
+
 /// "1.2 GB", "3.4e+08 PB": memory with three significant digits.
 std::string memory_text(double bytes) {
   constexpr std::array<std::pair<double, const char*>, 5> kPrefixes = {
@@ -228,6 +234,12 @@ const std::vector<KeyLimit>& key_limits() { return kKeyLimits; }
 const KeyLimit* find_key_limit(DocumentKind kind, std::string_view path) {
   for (const KeyLimit& l : kKeyLimits)
     if (l.kind == kind && l.path == path) return &l;
+  return nullptr;
+}
+
+const QuantityFloor* find_quantity_floor(DocumentKind kind, std::string_view path) {
+  for (const QuantityFloor& f : kQuantityFloors)
+    if (f.kind == kind && f.path == path) return &f;
   return nullptr;
 }
 

@@ -48,6 +48,18 @@ const std::vector<KeyLimit>& key_limits();
 /// The limit of a key of a document kind, or nullptr.
 const KeyLimit* find_key_limit(DocumentKind kind, std::string_view path);
 
+/// The smallest non-zero value of a quantity key where its dimension's plausible range is too wide
+/// for the simulator (units::plausible_range).
+struct QuantityFloor {
+  DocumentKind kind;
+  std::string_view path;
+  double min;               ///< SI units
+  std::string_view reason;
+};
+
+/// The floor of a quantity key, or nullptr.
+const QuantityFloor* find_quantity_floor(DocumentKind kind, std::string_view path);
+
 /// "at most 4096 devices per node; this machine would need ~3.37e+05 PB for 2147483647 (~73 B per
 /// pair of devices: ...)": what to say about `value` above `max`.
 std::string over_limit_text(std::int64_t value, std::int64_t max, std::string_view unit, const ScaleCost& cost);

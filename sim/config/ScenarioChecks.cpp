@@ -107,11 +107,24 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
   const std::int64_t nodes = platform.at("fabric.nodes").as_integer();
   switch (*parse_collective_algorithm(algorithm->as_string())) {
     case CollectiveAlgorithm::InSwitch:
-      if (!flag(platform, "node.in_switch_reduction") && !flag(platform, "fabric.in_network_reduction"))
+      // The collectives reduce in the node's switch (ClusterTopology::reduction_switch); the
+      // fabric's in-network reduction alone does not make it available.
+      if (!flag(platform, "node.in_switch_reduction"))
         report_at(*algorithm,
                   fmt::format("NVLS/in-switch reduction needs a switch that reduces; platform \"{}\" declares none "
                               "(node.in_switch_reduction: false{}); allowed: any other algorithm",
-                              name, nodes > 1 ? ", fabric.in_network_reduction: false" : ""),
+                              name, nodes > 1 && flag(platform, "fabric.in_network_reduction")
+                                        ? "; fabric.in_network_reduction alone does not reduce inside the node"
+                                        : ""),
+                  out);
+      break;
+    case CollectiveAlgorithm::HalvingDoubling:
+      if (const ConfigValue* dp = doc.find("parallelism.dp");
+          dp && !algorithm_takes_members(CollectiveAlgorithm::HalvingDoubling, static_cast<int>(dp->as_integer())))
+        report_at(*algorithm,
+                  fmt::format("halving-doubling pairs ranks at distances 1, 2, 4, ... and needs a power-of-two "
+                              "number of data-parallel ranks, got parallelism.dp {}; allowed: any other algorithm",
+                              dp->as_integer()),
                   out);
       break;
     case CollectiveAlgorithm::Hierarchical:
@@ -125,7 +138,6 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
     case CollectiveAlgorithm::Auto:
     case CollectiveAlgorithm::Ring:
     case CollectiveAlgorithm::Tree:
-    case CollectiveAlgorithm::HalvingDoubling:
     case CollectiveAlgorithm::Direct: break;
   }
 }

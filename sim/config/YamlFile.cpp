@@ -103,74 +103,91 @@ bool check_text(const std::string& text, const std::string& name, std::vector<Di
 }
 
 /// Walks a parsed document once, with its aliases expanded, and refuses what the reader must not
-/// see: duplicate keys, nesting deeper than kMaxYamlDepth, more than kMaxYamlNodes values.
+/// see: duplicate keys, nesting deeper than kMaxYamlDepth, more than kMaxYamlNodes values. The key
+/// path of a node is kept as a stack of segments and joined only for a report.
 class StructureCheck {
 public:
   StructureCheck(const std::string& name, std::vector<Diagnostic>& out) : name_(name), out_(out) {}
 
   bool run(const YAML::Node& root) {
-    visit(root, "", 0);
+    visit(root);
     return !failed_;
   }
 
 private:
   SourceLocation where(const YAML::Node& n) const { return location_of(n.Mark(), name_, SourceLocation{name_, 0, 0}); }
 
-  void visit(const YAML::Node& node, const std::string& path, int depth) {
+  /// "node.link.bandwidth", "name[0][0][0]…" when long (a path through aliases).
+  std::string path() const {
+    constexpr std::size_t kShown = 40;
+    std::string out;
+    for (const auto& s : segments_) {
+      if (out.size() > kShown) {
+        std::size_t cut = kShown;  // at a UTF-8 boundary
+        while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+        return out.substr(0, cut) + "\u2026";
+      }
+      if (!out.empty() && s.front() != '[') out += '.';
+      out += shorten(s, kShown);
+    }
+    return out;
+  }
+
+  void visit(const YAML::Node& node) {
     if (stopped_) return;
     if (++nodes_ > kMaxYamlNodes) {
-      stop(where(node), path,
-           fmt::format("the document holds more than {} values once its aliases are expanded; a clearfog file "
-                       "holds a few thousand",
-                       kMaxYamlNodes));
+      stop(where(node), fmt::format("the document holds more than {} values once its aliases are expanded; a "
+                                    "clearfog file holds a few thousand",
+                                    kMaxYamlNodes));
       return;
     }
-    if (depth > kMaxYamlDepth) {
-      stop(where(node), path,
-           fmt::format("nested deeper than {} levels (through aliases, the document may refer to itself); "
-                       "clearfog files nest a few levels",
-                       kMaxYamlDepth));
+    if (static_cast<int>(segments_.size()) > kMaxYamlDepth) {
+      stop(where(node), fmt::format("nested deeper than {} levels (through aliases, the document may refer to "
+                                    "itself); clearfog files nest a few levels",
+                                    kMaxYamlDepth));
       return;
     }
     if (node.IsSequence()) {
       std::size_t index = 0;
-      for (const auto& element : node) visit(element, fmt::format("{}[{}]", path, index++), depth + 1);
+      for (const auto& element : node) {
+        segments_.push_back(fmt::format("[{}]", index++));
+        visit(element);
+        segments_.pop_back();
+      }
     } else if (node.IsMap()) {
-      visit_map(node, path, depth);
+      visit_map(node);
     }
   }
 
-  void visit_map(const YAML::Node& node, const std::string& path, int depth) {
+  void visit_map(const YAML::Node& node) {
     std::map<std::string, SourceLocation> seen;
     for (const auto& entry : node) {
       const YAML::Node key = entry.first;
       const YAML::Node value = entry.second;
-      visit(key, path, depth + 1);
-      if (!key.IsScalar()) {
-        visit(value, path, depth + 1);
-        continue;
+      segments_.push_back(key.IsScalar() ? key.Scalar() : "?");
+      visit(key);
+      if (key.IsScalar()) {
+        const auto [first, added] = seen.emplace(key.Scalar(), where(key));
+        if (!added) {
+          failed_ = true;
+          out_.push_back({where(key), path(),
+                          fmt::format("duplicate key {}, first given at {}; give each key once", quote(key.Scalar()),
+                                      first->second.str())});
+        }
       }
-      const std::string child = path.empty() ? key.Scalar() : path + "." + key.Scalar();
-      const auto [first, added] = seen.emplace(key.Scalar(), where(key));
-      if (!added) {
-        failed_ = true;
-        out_.push_back({where(key), shown_key(child),
-                        fmt::format("duplicate key {}, first given at {}; give each key once", quote(key.Scalar()),
-                                    first->second.str())});
-      }
-      visit(value, child, depth + 1);
+      visit(value);
+      segments_.pop_back();
     }
   }
 
-  void stop(SourceLocation location, const std::string& path, std::string message) {
+  void stop(SourceLocation location, std::string message) {
     stopped_ = failed_ = true;
-    out_.push_back({std::move(location), shown_key(path), std::move(message)});
+    out_.push_back({std::move(location), path(), std::move(message)});
   }
-
-  static std::string shown_key(const std::string& path) { return shorten(path, 200); }
 
   const std::string& name_;
   std::vector<Diagnostic>& out_;
+  std::vector<std::string> segments_;
   std::size_t nodes_ = 0;
   bool stopped_ = false;
   bool failed_ = false;
@@ -187,7 +204,7 @@ std::optional<std::string> read_text_file(const std::filesystem::path& file, con
                                           std::vector<Diagnostic>& diagnostics) {
   const std::string name = file.string();
   auto cannot_read = [&](const std::string& why) {
-    const std::string message = fmt::format("cannot read {}: {}", quote(name), why);
+    const std::string message = fmt::format("cannot read {}: {}", quote(name, kMaxQuotedPath), why);
     if (referrer)
       diagnostics.push_back({referrer->location, referrer->key, message});
     else

@@ -15,8 +15,8 @@ namespace clearfog {
 namespace {
 
 [[noreturn]] void refuse(std::string_view option, const std::filesystem::path& path, const std::string& why) {
-  throw ConfigError({Diagnostic{SourceLocation{std::string(option), 0, 0}, std::string(option),
-                                fmt::format("cannot write {}: {}", quote(path.string()), why)}});
+  throw ConfigError({Diagnostic{SourceLocation{std::string(option), 0, 0}, "",
+                                fmt::format("cannot write {}: {}", quote(path.string(), kMaxQuotedPath), why)}});
 }
 
 }  // namespace
@@ -30,7 +30,7 @@ void prepare_output_directory(const std::filesystem::path& dir, std::string_view
     const auto status = std::filesystem::status(p, ec);
     if (std::filesystem::exists(status)) {
       if (!std::filesystem::is_directory(status))
-        refuse(option, dir, fmt::format("{} exists and is not a directory", quote(p.string())));
+        refuse(option, dir, fmt::format("{} exists and is not a directory", quote(p.string(), kMaxQuotedPath)));
       break;
     }
     if (p == p.parent_path()) break;
@@ -46,9 +46,9 @@ void check_output_file(const std::filesystem::path& file, std::string_view optio
   if (std::filesystem::is_directory(file, ec)) refuse(option, file, "it is a directory; give a file name");
   const std::filesystem::path dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
   if (!std::filesystem::is_directory(dir, ec))
-    refuse(option, file, fmt::format("the directory {} does not exist", quote(dir.string())));
+    refuse(option, file, fmt::format("the directory {} does not exist", quote(dir.string(), kMaxQuotedPath)));
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
-    refuse(option, file, fmt::format("the directory {} is not writable", quote(dir.string())));
+    refuse(option, file, fmt::format("the directory {} is not writable", quote(dir.string(), kMaxQuotedPath)));
 }
 
 }  // namespace clearfog

@@ -23,6 +23,6 @@ std::string shorten(std::string_view text, std::size_t max) {
   return out;
 }
 
-std::string quote(std::string_view text) { return "\"" + shorten(text) + "\""; }
+std::string quote(std::string_view text, std::size_t max) { return "\"" + shorten(text, max) + "\""; }
 
 }  // namespace clearfog

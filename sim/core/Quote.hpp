@@ -14,7 +14,10 @@ inline constexpr std::size_t kMaxQuotedChars = 80;
 /// length appended: "aaaa… (4194304 bytes)".
 std::string shorten(std::string_view text, std::size_t max = kMaxQuotedChars);
 
-/// shorten(text) in double quotes: "\"300 GB/s\"".
-std::string quote(std::string_view text);
+/// Most characters of a path a message repeats: paths are shown whole, unless absurd.
+inline constexpr std::size_t kMaxQuotedPath = 1024;
+
+/// shorten(text, max) in double quotes: "\"300 GB/s\"".
+std::string quote(std::string_view text, std::size_t max = kMaxQuotedChars);
 
 }  // namespace clearfog

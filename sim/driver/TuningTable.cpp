@@ -24,8 +24,6 @@ std::vector<double> tuned_sizes() {
   return sizes;
 }
 
-bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
-
 /// FNV-1a: a hash that is the same on every machine and every run, unlike std::hash.
 std::uint64_t fnv1a(const std::string& text) {
   std::uint64_t h = 1469598103934665603ULL;
@@ -72,7 +70,7 @@ std::vector<CollectiveAlgorithm> candidate_algorithms(const topology::ClusterTop
     if (a == CollectiveAlgorithm::Auto || !collectives::supports(op, a)) continue;
     if (a == CollectiveAlgorithm::InSwitch && !cluster.reduction_switch(0)) continue;
     if (a == CollectiveAlgorithm::Hierarchical && ranks <= cluster.devices_per_node()) continue;
-    if (a == CollectiveAlgorithm::HalvingDoubling && !is_power_of_two(ranks)) continue;
+    if (!config::algorithm_takes_members(a, ranks)) continue;
     out.push_back(a);
   }
   return out;

@@ -36,7 +36,7 @@ std::string sweep_name(const nlohmann::ordered_json& j) {
 
 [[noreturn]] void refuse(const std::string& where, const std::filesystem::path& dir, const std::string& why,
                          std::string_view advice) {
-  throw ConfigError({Diagnostic{SourceLocation{where, 0, 0}, where,
+  throw ConfigError({Diagnostic{SourceLocation{where, 0, 0}, "",
                                 fmt::format("{}: {}; {}", dir.string(), why, advice)}});
 }
 

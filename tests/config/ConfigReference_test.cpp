@@ -56,7 +56,7 @@ TEST_CASE("config::ConfigReference: lists, records and conditions are rendered",
                                 "node.topology is not custom |"));
   CHECK_THAT(platform, Contains("| `fabric.torus.dims` | list of integers | required | each >= 1, at most 16384 | "
                                 "fabric.nodes > 1 and fabric.topology is torus |"));
-  CHECK_THAT(platform, Contains("| `collectives.efficiency` | number | `1` | in (0, 1] |  |"));
+  CHECK_THAT(platform, Contains("| `collectives.efficiency` | number | `1` | between 0.001 and 1 |  |"));
   const std::string text = render_key_table(DocumentKind::Platform, false);
   CHECK_THAT(text, Contains("USED WHEN"));
   CHECK_THAT(text, Contains("node.custom.edges[].latency"));
