@@ -36,8 +36,11 @@ clearfog_install_packages() {
 clearfog_build() {
   local werror=OFF
   [ "${CI:-}" = "true" ] && werror=ON
+  # CLEARFOG_CMAKE_ARGS and CLEARFOG_BUILD_TYPE: set by scripts/test --sanitize for its own build.
+  # shellcheck disable=SC2086
   if [ ! -f "$CLEARFOG_BUILD/CMakeCache.txt" ] || ! grep -q "CLEARFOG_WERROR:BOOL=$werror" "$CLEARFOG_BUILD/CMakeCache.txt"; then
-    cmake -S "$CLEARFOG_ROOT" -B "$CLEARFOG_BUILD" -DCMAKE_BUILD_TYPE=Release -DCLEARFOG_WERROR=$werror >/dev/null
+    cmake -S "$CLEARFOG_ROOT" -B "$CLEARFOG_BUILD" -DCMAKE_BUILD_TYPE="${CLEARFOG_BUILD_TYPE:-Release}" \
+          -DCLEARFOG_WERROR=$werror ${CLEARFOG_CMAKE_ARGS:-} >/dev/null
   fi
   cmake --build "$CLEARFOG_BUILD" -j "$(nproc)" -- --no-print-directory
 }

@@ -18,6 +18,11 @@ namespace {
 /// and checks its name against every zone, so the build grows with links x zones: 16384 GPUs on a
 /// two-level fat tree (~6000 fabric links) take 13 s to build (docs/performance.md).
 constexpr std::int64_t kMaxFabricLinks = 4 * kMaxDevices;
+/// Links of one node. Measured here with `clearfog platform info` on full meshes: 256 devices
+/// (32,640 links) 2.0 s and 47 MB, 512 devices 13 s and 85 MB, 1024 devices (523,776 links) 49 s
+/// and 238 MB (~390 B per link; the time grows with the square of the links).
+constexpr std::int64_t kMaxNodeLinks = 1024 * 1023 / 2;
+constexpr double kBytesPerNodeLink = 390;
 /// Dimensions of a torus fabric and levels of a fat tree: SimGrid builds a zone per level.
 constexpr std::size_t kMaxFabricLevels = 8;
 
@@ -196,7 +201,24 @@ void check_fabric_links(const ConfigDocument& doc, std::vector<Diagnostic>& out)
            out);
 }
 
+/// A full mesh joins every pair: its links grow with the square of the devices.
+void check_node_links(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const ConfigValue* devices = integer(doc, "node.devices");
+  const ConfigValue* topology = doc.find("node.topology");
+  if (!devices || !topology || topology->as_string() != node_topology_name(NodeTopology::FullMesh)) return;
+  const std::int64_t n = devices->as_integer();
+  const std::int64_t links = n * (n - 1) / 2;  // n <= kMaxNodeDevices
+  if (links > kMaxNodeLinks)
+    report_at(*devices,
+              fmt::format("a full mesh of {} devices has {} links, too many: at most {} (a full mesh of 1024 "
+                          "devices); this machine would need ~{} and far longer to build them (`clearfog platform "
+                          "info` on 1024 devices: 49 s, 238 MB); use a switch or a torus",
+                          n, links, kMaxNodeLinks, memory_text(static_cast<double>(links) * kBytesPerNodeLink)),
+              out);
+}
+
 void check_platform_scale(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  check_node_links(doc, out);
   const ConfigValue* devices = integer(doc, "node.devices");
   const ConfigValue* nodes = integer(doc, "fabric.nodes");
   if (devices && nodes) {

@@ -7,8 +7,10 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include "core/Quote.hpp"
 #include "core/Units.hpp"
@@ -101,6 +103,39 @@ bool check_text(const std::string& text, const std::string& name, std::vector<Di
   }
   return true;
 }
+
+/// Finds where each document of a text starts, without building it. yaml-cpp 0.7's parser never
+/// gets past a flow token outside a collection (", a", "[a], b"): it returns the same empty
+/// document forever, and YAML::LoadAll with it. The scan stops at the first document that starts
+/// where the previous one did.
+class DocumentScan : public YAML::EventHandler {
+public:
+  /// nullopt when the text splits into documents; else the mark where the parser is stuck.
+  static std::optional<YAML::Mark> stuck_at(const std::string& text) {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentScan scan;
+    std::optional<YAML::Mark> previous;
+    while (parser.HandleNextDocument(scan)) {
+      if (previous && scan.start_.pos == previous->pos) return scan.start_;
+      previous = scan.start_;
+    }
+    return std::nullopt;
+  }
+
+  void OnDocumentStart(const YAML::Mark& mark) override { start_ = mark; }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+private:
+  YAML::Mark start_;
+};
 
 /// Walks a parsed document once, with its aliases expanded, and refuses what the reader must not
 /// see: duplicate keys, nesting deeper than kMaxYamlDepth, more than kMaxYamlNodes values. The key
@@ -248,6 +283,13 @@ std::optional<YAML::Node> parse_yaml_text(const std::string& text, const std::st
   const SourceLocation unknown{name, 0, 0};
   std::vector<YAML::Node> documents;
   try {
+    if (const auto stuck = DocumentScan::stuck_at(text)) {
+      const auto at = static_cast<std::size_t>(stuck->pos);
+      diagnostics.push_back({location_of(*stuck, name, unknown), "",
+                             fmt::format("malformed YAML: unexpected {} outside a flow list or mapping",
+                                         at < text.size() ? quote(text.substr(at, 1)) : std::string("text"))});
+      return std::nullopt;
+    }
     documents = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     // e.msg is the bare message; e.what() repeats the position in yaml-cpp's own format.

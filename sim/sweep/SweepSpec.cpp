@@ -15,9 +15,10 @@
 namespace clearfog::sweep {
 namespace {
 
-/// Memory a sweep keeps per point (its overrides, its record and its results.csv row), measured
-/// with `clearfog validate` on a 100,000-point zip sweep; see docs/reliability.md.
-constexpr double kBytesPerPoint = 2e3;
+/// Memory a sweep keeps per point: its overrides (~0.5 kB: a 100,000-point grid adds 45 MB to the
+/// sweep's peak RSS) and, once it has run, its record (~14 kB: `clearfog merge` of 20,000 points
+/// peaks at 314 MB); docs/reliability.md.
+constexpr double kBytesPerPoint = 15e3;
 
 bool looks_like_path(const std::string& s) { return s.ends_with(".yaml") || s.ends_with(".yml"); }
 
@@ -207,11 +208,11 @@ private:
     const double points = count ? static_cast<double>(*count) : 9.2e18;
     errors_.push_back({spec_.axes.front().location, "axes",
                        fmt::format("the {} has {} = {} points, too many: at most {}; this machine would need ~{:.3g} "
-                                   "GB for them (~{:.0f} B per point: its overrides, record and results.csv row) "
+                                   "GB for them (~{:.0f} kB per point: its overrides and its record) "
                                    "and far longer than a day to run them",
                                    spec_.zip ? "zip" : "grid", fmt::join(factors, " x "),
                                    count ? std::to_string(*count) : "more than 2^63", kMaxSweepPoints,
-                                   points * kBytesPerPoint / 1e9, kBytesPerPoint)});
+                                   points * kBytesPerPoint / 1e9, kBytesPerPoint / 1e3)});
   }
 
   std::filesystem::path file_;
