@@ -243,7 +243,7 @@ std::optional<std::string> read_text_file(const std::filesystem::path& file, con
     if (referrer)
       diagnostics.push_back({referrer->location, referrer->key, message});
     else
-      diagnostics.push_back({SourceLocation{name, 0, 0}, "", message});
+      diagnostics.push_back({SourceLocation{name.empty() ? "\"\"" : name, 0, 0}, "", message});
     return std::nullopt;
   };
   if (name.empty()) return cannot_read("the path is empty");
