@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -10,6 +11,7 @@
 #include "config/ConfigLoader.hpp"
 #include "core/Errors.hpp"
 #include "core/OutputPaths.hpp"
+#include "driver/ResourceEstimate.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "report/ChromeTrace.hpp"
 #include "report/CsvTables.hpp"
@@ -28,6 +30,8 @@ Command add_run_command(CLI::App& app) {
     std::string trace_file;     // Chrome trace-event JSON
     std::string timeline_file;  // SVG Gantt chart
     std::string csv_dir;        // ops.csv and devices.csv
+    std::string max_memory;     // data size; empty: the machine's available memory
+    double timeout_s = 0;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "simulate one training iteration of a scenario and print a summary");
@@ -38,7 +42,14 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--trace", o->trace_file, "write a Chrome/Perfetto trace of the iteration to FILE.json");
   cmd->add_option("--timeline", o->timeline_file, "write an SVG timeline (Gantt chart) of the iteration to FILE.svg");
   cmd->add_option("--csv", o->csv_dir, "write ops.csv and devices.csv to DIR");
+  cmd->add_option("--max-memory", o->max_memory,
+                  "refuse a run whose estimated memory exceeds SIZE, e.g. 8 GB (default: the available memory)");
+  cmd->add_option("--timeout", o->timeout_s, "seconds the run may take before it is stopped (0: no limit)");
   return {cmd, [o] {
+            check_timeout_option(o->timeout_s);
+            driver::RunLimits limits;
+            limits.max_memory_bytes = o->max_memory.empty() ? driver::available_memory_bytes()
+                                                            : parse_max_memory_option(o->max_memory);
             std::vector<config::Override> overrides;
             for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
             const auto scenario = config::load_scenario(o->scenario_file, overrides);
@@ -47,7 +58,13 @@ Command add_run_command(CLI::App& app) {
             if (!o->timeline_file.empty()) check_output_file(o->timeline_file, "--timeline");
             if (!o->csv_dir.empty()) prepare_output_directory(o->csv_dir, "--csv");
             const auto start = std::chrono::steady_clock::now();
-            const auto run = driver::run_scenario(scenario);
+            // Progress every 5 s on stderr; past --timeout, the located error and exit 2.
+            driver::RunWatch watch(o->timeout_s, 5.0, [](const Diagnostic& d) {
+              std::cerr << d.str() << std::endl;
+              std::_Exit(kExitBadInput);
+            });
+            limits.watch = &watch;
+            const auto run = driver::run_scenario(scenario, limits);
             const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (o->format == "json") {
               auto j = report::summary_json(scenario, run.metrics);

@@ -70,9 +70,7 @@ Command add_sweep_command(CLI::App& app) {
       ->check(CLI::IsMember({"throughput", "mfu", "step_time"}));
   cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp; writes DIR/plot-METRIC-AXIS.svg");
   return {cmd, [o] {
-            if (!std::isfinite(o->timeout_s) || o->timeout_s < 0)
-              throw ConfigError({{{"--timeout", 0, 0}, "",
-                                  fmt::format("must be a number of seconds >= 0 (0: no limit), got {}", o->timeout_s)}});
+            check_timeout_option(o->timeout_s);
             const auto spec = sweep::load_sweep(o->file);
             std::vector<std::pair<std::string, std::string>> plots;
             for (const auto& p : o->plots) plots.push_back(parse_plot(p, spec));

@@ -14,6 +14,12 @@ namespace clearfog::config {
 void report(const ConfigDocument& doc, std::string_view path, std::string message, std::vector<Diagnostic>& out);
 /// A problem at `value`'s own location.
 void report_at(const ConfigValue& value, std::string message, std::vector<Diagnostic>& out);
+/// Keys used only under conditions (KeySpec::only_with): a key given although one of its conditions
+/// does not hold; a required key missing although all hold.
+void check_conditions(const ConfigDocument& doc, std::vector<Diagnostic>& out);
+/// The value of `path` when it is given or defaulted (not derived) and every condition of its key
+/// holds; nullptr otherwise, so that checks never judge a value that is not used.
+const ConfigValue* used(const ConfigDocument& doc, std::string_view path);
 /// The dtypes an accelerator document gives a peak for, in kAllDTypes order.
 std::vector<std::string> supported_dtypes(const ConfigDocument& accelerator);
 

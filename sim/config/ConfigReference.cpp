@@ -19,7 +19,8 @@ struct Row {
   std::string key, type, default_value, allowed, used_when, description;
 };
 
-std::string element_allowed_text(DocumentKind kind, const KeySpec& key) {
+/// `path`: the key's path in its document, "overrides[].first" for a field of a list of records.
+std::string element_allowed_text(DocumentKind kind, const KeySpec& key, std::string_view path) {
   switch (key.type) {
     case KeyType::Kind: return key.choices.front();
     case KeyType::Enum: return fmt::format("{}", fmt::join(key.choices, ", "));
@@ -27,14 +28,14 @@ std::string element_allowed_text(DocumentKind kind, const KeySpec& key) {
     case KeyType::Number: {
       std::string text = constraint_text(key.constraint);
       if (!key.counts.empty()) text = text.empty() ? key.counts : fmt::format("{} {}", text, key.counts);
-      if (const KeyLimit* limit = find_key_limit(kind, key.path))
+      if (const KeyLimit* limit = find_key_limit(kind, path))
         text += fmt::format("{}at most {}", text.empty() ? "" : ", ", limit->max);
       return text;
     }
     case KeyType::Quantity: {
       const std::string c = constraint_text(key.constraint);
       const units::Range r = units::plausible_range(key.dimension);
-      const QuantityFloor* floor = find_quantity_floor(kind, key.path);
+      const QuantityFloor* floor = find_quantity_floor(kind, path);
       return fmt::format("{}{}{} to {}, e.g. {}", c, c.empty() ? "" : ", ",
                          units::format(floor ? floor->min : r.min, key.dimension), units::format(r.max, key.dimension),
                          units::dimension_example(key.dimension));
@@ -47,13 +48,13 @@ std::string element_allowed_text(DocumentKind kind, const KeySpec& key) {
   return "";
 }
 
-std::string allowed_text(DocumentKind kind, const KeySpec& key) {
-  if (!key.list) return element_allowed_text(kind, key);
+std::string allowed_text(DocumentKind kind, const KeySpec& key, std::string_view path) {
+  if (!key.list) return element_allowed_text(kind, key, path);
   switch (key.type) {
     case KeyType::String: return "names";
     case KeyType::Record: return "mappings (fields below)";
     default: {
-      const std::string each = element_allowed_text(kind, key);
+      const std::string each = element_allowed_text(kind, key, path);
       return each.empty() ? "" : "each " + each;
     }
   }
@@ -68,7 +69,8 @@ std::string used_when_text(const KeySpec& key) {
 Row row(DocumentKind kind, const KeySpec& k, std::string path, std::string used_when) {
   std::string default_value = default_column_text(k);
   if (k.presence == Presence::Defaulted && default_value.empty()) default_value = "\"\"";
-  return {std::move(path), type_text(k), std::move(default_value), allowed_text(kind, k), std::move(used_when),
+  std::string allowed = allowed_text(kind, k, path);
+  return {std::move(path), type_text(k), std::move(default_value), std::move(allowed), std::move(used_when),
           k.description};
 }
 

@@ -556,7 +556,7 @@ private:
       if (!value.IsScalar())
         typed.error = fmt::format("expected {}, got {}", expected_text(*field), node_kind_text(value));
       else
-        typed = type_scalar(*field, value.Scalar(), {});
+        typed = type_scalar(*field, value.Scalar(), limit_of(fmt::format("{}[].{}", spec.path, field->path)));
       if (!typed.error.empty()) {
         report(value_location, field_key, std::move(typed.error));
         valid = false;
@@ -586,8 +586,10 @@ private:
     return ConfigValue{&spec, std::move(fields), flow_text(node), origin, where, key};
   }
 
-  Limits limit_of(const KeySpec& spec) const {
-    return {find_key_limit(table_.kind(), spec.path), find_quantity_floor(table_.kind(), spec.path)};
+  Limits limit_of(const KeySpec& spec) const { return limit_of(spec.path); }
+  /// `path`: a key's, or "overrides[].first" for a field of a list of records.
+  Limits limit_of(std::string_view path) const {
+    return {find_key_limit(table_.kind(), path), find_quantity_floor(table_.kind(), path)};
   }
 
   /// Whether `path` lies under one of `sections` (a section written with the wrong shape, or a

@@ -1,6 +1,7 @@
 #pragma once
 // Pieces shared by the per-kind key tables (AcceleratorKeys.cpp, PlatformKeys.cpp, ...).
 #include <array>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,15 @@ std::vector<std::string> names(const std::array<Enum, N>& all, NameOf name_of) {
   std::vector<std::string> out;
   for (Enum e : all) out.emplace_back(name_of(e));
   return out;
+}
+
+/// The value of an enum whose name is `text`; std::logic_error if none is (an Enum key's reader
+/// has checked the text against names(all, name_of) before a builder calls this).
+template <typename Enum, std::size_t N, typename NameOf>
+Enum value_named(const std::array<Enum, N>& all, NameOf name_of, const std::string& text) {
+  for (Enum e : all)
+    if (name_of(e) == text) return e;
+  throw std::logic_error("no enum value named " + text);
 }
 
 KeyTable make_accelerator_table();

@@ -40,6 +40,9 @@ constexpr ScaleCost kLayerCost{1.2e3, false,
 constexpr ScaleCost kGemmShape{0, false, "GEMM shapes (micro_batch x seq_length x hidden, ffn_hidden, vocab_size) "
                                          "are 64-bit integers"};
 constexpr ScaleCost kHardware{0, false, "no hardware comes close"};
+constexpr ScaleCost kImageShape{0, false, "convolution shapes (micro_batch x channels x height x width) are 64-bit "
+                                          "integers"};
+constexpr ScaleCost kWindow{0, false, "a window or step wider than the largest image"};
 
 const std::vector<KeyLimit> kKeyLimits = {
     {DocumentKind::Accelerator, "compute_units", 16'777'216, "compute units", {0, false, "WSE-2 has 850,000 cores"}},
@@ -68,6 +71,27 @@ const std::vector<KeyLimit> kKeyLimits = {
     {DocumentKind::Workload, "heads", 1 << 16, "heads", kGemmShape},
     {DocumentKind::Workload, "seq_length", 1 << 22, "tokens", kGemmShape},
     {DocumentKind::Workload, "vocab_size", 1 << 24, "tokens", kGemmShape},
+    {DocumentKind::Workload, "kv_heads", 1 << 16, "heads", kGemmShape},
+    {DocumentKind::Workload, "head_dim", 1 << 20, "elements", kGemmShape},
+    {DocumentKind::Workload, "overrides[].first", 16384, "layers", kLayerCost},
+    {DocumentKind::Workload, "overrides[].count", 16384, "layers", kLayerCost},
+    {DocumentKind::Workload, "overrides[].ffn_hidden", 1 << 22, "elements", kGemmShape},
+    {DocumentKind::Workload, "overrides[].kv_heads", 1 << 16, "heads", kGemmShape},
+    {DocumentKind::Workload, "image.height", 1 << 16, "pixels", kImageShape},
+    {DocumentKind::Workload, "image.width", 1 << 16, "pixels", kImageShape},
+    {DocumentKind::Workload, "image.channels", 1 << 16, "channels", kImageShape},
+    {DocumentKind::Workload, "classes", 1 << 24, "classes", kGemmShape},
+    {DocumentKind::Workload, "network[].out", 1 << 20, "channels", kImageShape},
+    {DocumentKind::Workload, "network[].kernel", 4096, "pixels", kWindow},
+    {DocumentKind::Workload, "network[].stride", 1 << 16, "pixels", kWindow},
+    {DocumentKind::Workload, "network[].padding", 1 << 16, "pixels", kWindow},
+    {DocumentKind::Workload, "network[].dilation", 4096, "pixels", kWindow},
+    {DocumentKind::Workload, "network[].groups", 1 << 20, "groups", kImageShape},
+    {DocumentKind::Workload, "stages[].count", 4096, "blocks", kLayerCost},
+    {DocumentKind::Workload, "stages[].channels", 1 << 20, "channels", kImageShape},
+    {DocumentKind::Workload, "stages[].stride", 1 << 16, "pixels", kWindow},
+    {DocumentKind::Workload, "stem_channels", 1 << 20, "channels", kImageShape},
+    {DocumentKind::Workload, "head_fc", 1 << 24, "features", kGemmShape},
 
     {DocumentKind::Scenario, "training.micro_batch", 1 << 16, "sequences", kGemmShape},
     {DocumentKind::Scenario, "parallelism.dp", kMaxDevices, "replicas", kDeviceCost},
@@ -82,15 +106,6 @@ const std::vector<QuantityFloor> kQuantityFloors = {
      "every chunk is a simulated message in every step; NCCL moves 512 KiB slices (NCCL_BUFFSIZE 4 MiB over "
      "NCCL_STEPS 8)"},
 };
-
-/// "1.2 GB", "3.4e+08 PB": memory with three significant digits.
-std::string memory_text(double bytes) {
-  constexpr std::array<std::pair<double, const char*>, 5> kPrefixes = {
-      {{1e15, "PB"}, {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}}};
-  for (const auto& [factor, symbol] : kPrefixes)
-    if (bytes >= factor) return fmt::format("{:.3g} {}", bytes / factor, symbol);
-  return fmt::format("{:.3g} B", bytes);
-}
 
 // ---- Totals -------------------------------------------------------------------------------------
 
@@ -250,6 +265,14 @@ void check_scenario_scale(const ConfigDocument& doc, std::vector<Diagnostic>& ou
 }
 
 }  // namespace
+
+std::string memory_text(double bytes) {
+  constexpr std::array<std::pair<double, const char*>, 5> kPrefixes = {
+      {{1e15, "PB"}, {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}}};
+  for (const auto& [factor, symbol] : kPrefixes)
+    if (bytes >= factor) return fmt::format("{:.3g} {}", bytes / factor, symbol);
+  return fmt::format("{:.3g} B", bytes);
+}
 
 const std::vector<KeyLimit>& key_limits() { return kKeyLimits; }
 

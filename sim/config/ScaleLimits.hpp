@@ -42,6 +42,9 @@ struct KeyLimit {
   ScaleCost cost;
 };
 
+/// "1.2 GB", "3.4e+08 PB": memory with three significant digits.
+std::string memory_text(double bytes);
+
 /// Every limited key; keys not listed are limited only by their type (an int).
 const std::vector<KeyLimit>& key_limits();
 

@@ -10,6 +10,7 @@
 
 #include "config/CheckSupport.hpp"
 #include "config/CollectiveSpec.hpp"
+#include "config/WorkloadTypeSchema.hpp"
 #include "core/CheckedMath.hpp"
 
 namespace clearfog::config {
@@ -23,10 +24,52 @@ std::int64_t int_or(const ConfigDocument& doc, std::string_view key, std::int64_
   return v ? v->as_integer() : fallback;
 }
 
+/// The workload type a workload document names, or nullptr when its `type` is invalid.
+const WorkloadTypeSchema* type_of(const ConfigDocument& workload) {
+  const ConfigValue* type = workload.find("type");
+  return type ? find_workload_type_schema(type->as_string()) : nullptr;
+}
+
+/// How the pipeline's `chunks` model chunks split the workload's units (parallelism.layer_split,
+/// or the partition: even needs divisibility, balanced needs a unit per chunk).
+void check_pipeline_split(const ConfigDocument& doc, const ConfigDocument& workload, std::int64_t chunks,
+                          std::vector<Diagnostic>& out) {
+  const WorkloadTypeSchema* type = type_of(workload);
+  const auto units = type ? type->pipeline_units(workload) : std::nullopt;
+  if (!units) return;
+  const std::int64_t pp = int_or(doc, "parallelism.pp", 1);
+  const std::int64_t v = int_or(doc, "parallelism.virtual_stages", 1);
+  if (doc.find("parallelism.layer_split")) {
+    const auto list = doc.get_int_list("parallelism.layer_split");
+    const std::int64_t sum = std::accumulate(list.begin(), list.end(), std::int64_t{0});
+    if (static_cast<std::int64_t>(list.size()) != chunks)
+      report(doc, "parallelism.layer_split",
+             fmt::format("must have pp*virtual_stages = {}*{} = {} entries, got {}", pp, v, chunks, list.size()), out);
+    if (sum != *units)
+      report(doc, "parallelism.layer_split",
+             fmt::format("entries sum to {}, must equal the workload's {} {}", sum, *units, type->pipeline_unit_name()),
+             out);
+    return;
+  }
+  const ConfigValue* partition = doc.find("parallelism.partition");
+  const std::string how = partition ? partition->as_string() : "auto";
+  const bool even = how == "even" || (how == "auto" && type->default_partition() == StagePartition::Even);
+  if (even && *units % chunks != 0)
+    report(doc, "parallelism.pp",
+           fmt::format("the workload's {} {} are not divisible by pp*virtual_stages = {}*{} = {}; give "
+                       "parallelism.layer_split, parallelism.partition: balanced, or change pp",
+                       *units, type->pipeline_unit_name(), pp, v, chunks),
+           out);
+  if (!even && *units < chunks)
+    report(doc, "parallelism.pp",
+           fmt::format("pp*virtual_stages = {}*{} = {} model chunks need at least one of the workload's {} {} each",
+                       pp, v, chunks, *units, type->pipeline_unit_name()),
+           out);
+}
+
 /// The 3D-parallel layout against the workload: heads over tp, layers over pp x virtual_stages,
 /// micro-batches of the interleaved schedule, ZeRO stage and device order.
 void check_parallel_layout(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
-  const std::int64_t tp = int_or(doc, "parallelism.tp", 1);
   const std::int64_t pp = int_or(doc, "parallelism.pp", 1);
   const std::int64_t dp = int_or(doc, "parallelism.dp", 1);
   const std::int64_t v = int_or(doc, "parallelism.virtual_stages", 1);
@@ -52,33 +95,7 @@ void check_parallel_layout(const ConfigDocument& doc, std::vector<Diagnostic>& o
   }
 
   const ConfigDocument* workload = doc.child("workload");
-  if (workload && workload->complete()) {
-    const std::int64_t heads = int_or(*workload, "heads", 0);
-    const std::int64_t layers = int_or(*workload, "layers", 0);
-    if (heads > 0 && (tp > heads || heads % tp != 0))
-      report(doc, "parallelism.tp",
-             fmt::format("tp {} must divide workload.heads {} (each tensor-parallel rank holds heads/tp heads)", tp,
-                         heads),
-             out);
-    const std::int64_t chunks = pp * v;
-    if (doc.find("parallelism.layer_split")) {
-      const auto list = doc.get_int_list("parallelism.layer_split");
-      const std::int64_t sum = std::accumulate(list.begin(), list.end(), std::int64_t{0});
-      if (static_cast<std::int64_t>(list.size()) != chunks)
-        report(doc, "parallelism.layer_split",
-               fmt::format("must have pp*virtual_stages = {}*{} = {} entries, got {}", pp, v, chunks, list.size()),
-               out);
-      if (layers > 0 && sum != layers)
-        report(doc, "parallelism.layer_split",
-               fmt::format("entries sum to {}, must equal workload.layers {}", sum, layers), out);
-    } else if (layers > 0 && layers % chunks != 0) {
-      report(doc, "parallelism.pp",
-             fmt::format("workload.layers {} is not divisible by pp*virtual_stages = {}*{} = {}; give "
-                         "parallelism.layer_split or change pp",
-                         layers, pp, v, chunks),
-             out);
-    }
-  }
+  if (workload && workload->complete()) check_pipeline_split(doc, *workload, pp * v, out);
 
   const ConfigValue* global_batch = doc.find("training.global_batch");
   const ConfigValue* micro_batch = doc.find("training.micro_batch");
@@ -145,17 +162,14 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
 }  // namespace
 
 void check_workload(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
-  const ConfigValue* hidden = doc.find("hidden");
-  const ConfigValue* heads = doc.find("heads");
-  if (hidden && heads && hidden->as_integer() % heads->as_integer() != 0)
-    report(doc, "heads",
-           fmt::format("hidden {} must be divisible by heads {} (each head gets hidden/heads elements)",
-                       hidden->as_integer(), heads->as_integer()),
-           out);
+  check_conditions(doc, out);
+  if (const WorkloadTypeSchema* type = type_of(doc); type && doc.complete()) type->check(doc, out);
 }
 
 void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_parallel_layout(doc, out);
+  if (const ConfigDocument* workload = doc.child("workload"); workload && workload->complete())
+    if (const WorkloadTypeSchema* type = type_of(*workload)) type->check_scenario(doc, *workload, out);
 
   const ConfigValue* dp = doc.find("parallelism.dp");
   const ConfigValue* tp = doc.find("parallelism.tp");

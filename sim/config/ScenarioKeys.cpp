@@ -139,10 +139,20 @@ KeyTable make_scenario_table() {
            .type = KeyType::Integer,
            .presence = Presence::Optional,
            .constraint = Constraint::AtLeastOne,
-           .counts = "layers",
-           .description = "Layers of each model chunk in model order (pp x virtual_stages entries summing to "
-                          "workload.layers). Absent: an even split.",
+           .counts = "pipeline units",
+           .description = "Pipeline units (transformer layers, CNN blocks) of each model chunk in model order "
+                          "(pp x virtual_stages entries summing to the workload's units). Absent: "
+                          "parallelism.partition decides.",
            .list = true},
+          {.path = "parallelism.partition",
+           .type = KeyType::Enum,
+           .choices = names(kAllStagePartitionChoices, stage_partition_choice_name),
+           .presence = Presence::Defaulted,
+           .default_text = "auto",
+           .description = "How model chunks split the workload's pipeline units when layer_split is absent: even "
+                          "(equal counts, Megatron-LM; needs divisibility), balanced (contiguous units with the "
+                          "least maximal forward+backward time per chunk, embeddings and heads included), auto "
+                          "(the workload type's choice: even for transformers, balanced for CNNs)."},
           {.path = "parallelism.scatter_gather",
            .type = KeyType::Bool,
            .presence = Presence::Defaulted,

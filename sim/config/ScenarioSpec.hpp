@@ -119,6 +119,27 @@ constexpr std::optional<PipelineSchedule> parse_pipeline_schedule_key(std::strin
   return std::nullopt;
 }
 
+/// parallelism.partition: how chunks split a workload's pipeline units without a layer_split.
+enum class StagePartitionChoice { Auto, Even, Balanced };
+
+inline constexpr std::array<StagePartitionChoice, 3> kAllStagePartitionChoices = {
+    StagePartitionChoice::Auto, StagePartitionChoice::Even, StagePartitionChoice::Balanced};
+
+constexpr std::string_view stage_partition_choice_name(StagePartitionChoice p) {
+  switch (p) {
+    case StagePartitionChoice::Auto: return "auto";
+    case StagePartitionChoice::Even: return "even";
+    case StagePartitionChoice::Balanced: return "balanced";
+  }
+  return "?";
+}
+
+constexpr std::optional<StagePartitionChoice> parse_stage_partition_choice(std::string_view name) {
+  for (StagePartitionChoice p : kAllStagePartitionChoices)
+    if (stage_partition_choice_name(p) == name) return p;
+  return std::nullopt;
+}
+
 /// The axes of the device grid, for `parallelism.order` (first = fastest-varying rank index).
 enum class ParallelAxis { Tensor, Pipeline, Data };
 
@@ -159,7 +180,8 @@ struct ParallelismSpec {
   bool sequence_parallel = false;   // TP all-reduces become reduce-scatter + all-gather
   int virtual_stages = 1;           // model chunks per device (interleaved schedule)
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
-  std::vector<int> layer_split;     // layers per model chunk, in model order; empty: even split
+  std::vector<int> layer_split;     // pipeline units per model chunk, in model order; empty: `partition`
+  StagePartitionChoice partition = StagePartitionChoice::Auto;
   bool scatter_gather = true;       // inter-stage activations sent as 1/tp slices (Megatron SC21 §4.1)
   int zero_stage = 0;               // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
   /// Rank = sum over axes of index * stride, order[0] varying fastest.

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "config/WorkloadTypeSchema.hpp"
+
 namespace clearfog::config {
 
 namespace {
@@ -162,13 +164,11 @@ WorkloadSpec build_workload(const ConfigDocument& document) {
   WorkloadSpec spec;
   spec.name = document.get_string("name");
   spec.source = document.get_string("source");
-  spec.layers = document.get_int("layers");
-  spec.hidden = document.get_int("hidden");
-  spec.heads = document.get_int("heads");
-  const ConfigValue& ffn = document.at("ffn_hidden");
-  spec.ffn_hidden = ffn.is_derived() ? 4 * spec.hidden : static_cast<int>(ffn.as_integer());
-  spec.seq_length = document.get_int("seq_length");
-  spec.vocab_size = document.get_int("vocab_size");
+  spec.type = document.get_string("type");
+  const WorkloadTypeSchema* type = find_workload_type_schema(spec.type);
+  // The reader has checked `type` against the same registry.
+  if (!type) throw std::logic_error("workload type \"" + spec.type + "\" is not registered");
+  spec.params = type->build(document);
   return spec;
 }
 
@@ -195,6 +195,8 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.parallelism.schedule =
       enum_value<PipelineSchedule>(document, "parallelism.schedule", parse_pipeline_schedule_key);
   if (document.find("parallelism.layer_split")) spec.parallelism.layer_split = document.get_int_list("parallelism.layer_split");
+  spec.parallelism.partition =
+      enum_value<StagePartitionChoice>(document, "parallelism.partition", parse_stage_partition_choice);
   spec.parallelism.scatter_gather = document.get_bool("parallelism.scatter_gather");
   spec.parallelism.zero_stage = document.get_int("parallelism.zero_stage");
   const auto order = document.get_string_list("parallelism.order");

@@ -251,10 +251,10 @@ Range plausible_range(Dimension d) {
   return {-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
 }
 
-bool plausible(double si_value, Dimension d) {
+bool plausible(double value_si, Dimension d) {
   if (d == Dimension::Dimensionless) return true;
   const Range r = plausible_range(d);
-  return si_value >= r.min && si_value <= r.max;
+  return value_si >= r.min && value_si <= r.max;
 }
 
 std::string range_text(Dimension d) {
@@ -262,17 +262,17 @@ std::string range_text(Dimension d) {
   return fmt::format("between {} and {}", format(r.min, d), format(r.max, d));
 }
 
-std::string format(double si_value, Dimension d) {
+std::string format(double value_si, Dimension d) {
   switch (d) {
-    case Dimension::Dimensionless: return format_number(si_value);
-    case Dimension::Time: return format_time(si_value);
-    case Dimension::Bytes: return format_bytes_like(si_value, "B");
-    case Dimension::Bandwidth: return format_bytes_like(si_value, "B/s");
-    case Dimension::FlopRate: return format_decimal(si_value, "FLOP/s");
-    case Dimension::Frequency: return format_decimal(si_value, "Hz");
-    case Dimension::Power: return format_power(si_value);
+    case Dimension::Dimensionless: return format_number(value_si);
+    case Dimension::Time: return format_time(value_si);
+    case Dimension::Bytes: return format_bytes_like(value_si, "B");
+    case Dimension::Bandwidth: return format_bytes_like(value_si, "B/s");
+    case Dimension::FlopRate: return format_decimal(value_si, "FLOP/s");
+    case Dimension::Frequency: return format_decimal(value_si, "Hz");
+    case Dimension::Power: return format_power(value_si);
   }
-  return format_number(si_value);
+  return format_number(value_si);
 }
 
 }  // namespace clearfog::units

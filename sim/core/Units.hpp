@@ -50,13 +50,13 @@ struct Range {
 };
 Range plausible_range(Dimension d);
 
-/// Whether a non-zero `si_value` lies in plausible_range(d) (always true for Dimensionless).
-bool plausible(double si_value, Dimension d);
+/// Whether a non-zero `value_si` lies in plausible_range(d) (always true for Dimensionless).
+bool plausible(double value_si, Dimension d);
 
 /// "between 1 kB/s and 1000 PB/s".
 std::string range_text(Dimension d);
 
 /// Formats an SI value with a readable prefix: format(3e11, Bandwidth) == "300 GB/s".
-std::string format(double si_value, Dimension d);
+std::string format(double value, Dimension d);
 
 }  // namespace clearfog::units

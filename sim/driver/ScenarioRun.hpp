@@ -2,9 +2,12 @@
 // One scenario end to end: plan the iteration, build the topology, replay it with SimGrid and
 // derive the metrics. Runs a simulation, so at most once per process (run_scenario_forked()
 // runs it in a child).
+#include <optional>
+
 #include "config/ScenarioSpec.hpp"
+#include "driver/RunWatch.hpp"
 #include "engine/SimulationResult.hpp"
-#include "parallel/DataParallelPlanner.hpp"
+#include "parallel/StepPlan.hpp"
 #include "report/StepMetrics.hpp"
 
 namespace clearfog::driver {
@@ -15,6 +18,13 @@ struct ScenarioRun {
   report::StepMetrics metrics;
 };
 
-ScenarioRun run_scenario(const config::ScenarioSpec& scenario);
+/// What one run may use: memory (the estimate from the scenario, then from the plan, is checked
+/// against it before planning and before simulating) and a watch told each phase.
+struct RunLimits {
+  std::optional<double> max_memory_bytes;
+  RunWatch* watch = nullptr;
+};
+
+ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunLimits& limits = {});
 
 }  // namespace clearfog::driver

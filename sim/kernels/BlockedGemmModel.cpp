@@ -42,6 +42,12 @@ double ceil_div(double a, double b) { return std::ceil(a / b); }
 // the L2 capacity (the rest holds the streamed panels and the results).
 constexpr double kResidentOperandShare = 0.5;
 
+// Split-K candidates: powers of two, slices of at least this depth (a few k-steps of a
+// tensor-core tile), and no more slices than would fill this many waves with one tile each.
+constexpr long long kMinSplitDepth = 64;
+constexpr double kMaxSplitWaves = 4;
+constexpr double kFp32Bytes = 4;  // partial products are accumulated and stored in fp32
+
 }  // namespace
 
 std::string_view gemm_bound_name(GemmBound b) {
@@ -119,20 +125,27 @@ GemmEstimate BlockedGemmModel::estimate_tile(const GemmShape& shape, const GemmA
   // HBM traffic: compulsory if the working set stays on chip or one operand fits in L2 while the
   // other streams once; otherwise every wave re-reads the A and B panels of the block of tiles it
   // covers (as square as the tile grid allows), the reuse L2 gives between the tiles of a wave.
-  const double compulsory = (m * k + k * n + m * n) * e * batch;
+  // Operands whose footprint is smaller than their matrix (implicit-GEMM convolutions) move their
+  // footprint's share of every panel.
+  const double fa = shape.a_footprint(), fb = shape.b_footprint(), fc = shape.c_footprint();
+  const double compulsory = (fa + fb + fc) * e * batch;
   const double sram = acc.sram_shared_B;
   if (sram > 0 && compulsory <= sram) {
     out.hbm_bytes = 0;  // working set already on chip (left there by the producer, or SRAM-resident)
   } else if (sram <= 0) {
     out.hbm_bytes = out.l2_bytes;  // no shared cache: every tile loads its panels from memory
-  } else if (std::min(m * k, k * n) * e <= kResidentOperandShare * sram) {
+  } else if (std::min(fa, fb) * e <= kResidentOperandShare * sram) {
     out.hbm_bytes = compulsory;
   } else {
     const double concurrent = std::min(tiles, units);
     double block_m = std::clamp(std::round(std::sqrt(concurrent * Nt / Mt)), 1.0, tiles_m);
     const double block_n = std::min(tiles_n, ceil_div(concurrent, block_m));
     block_m = std::min(tiles_m, ceil_div(concurrent, block_n));
-    const double per_wave = ((std::min(block_m * Mt, m) + std::min(block_n * Nt, n)) * k + concurrent * rows * cols) * e;
+    const double a_share = fa / (m * k), b_share = fb / (k * n), c_share = fc / (m * n);
+    const double per_wave =
+        ((std::min(block_m * Mt, m) * a_share + std::min(block_n * Nt, n) * b_share) * k +
+         concurrent * rows * cols * c_share) *
+        e;
     out.hbm_bytes = std::clamp(per_wave / concurrent * tiles, compulsory, std::max(compulsory, out.l2_bytes));
   }
   const double hbm_per_tile = out.hbm_bytes / tiles;
@@ -147,7 +160,7 @@ GemmEstimate BlockedGemmModel::estimate_tile(const GemmShape& shape, const GemmA
   return out;
 }
 
-GemmEstimate BlockedGemmModel::estimate(const GemmShape& shape, const GemmArithmetic& arithmetic) const {
+GemmEstimate BlockedGemmModel::fastest_tile(const GemmShape& shape, const GemmArithmetic& arithmetic) const {
   GemmEstimate best;
   bool first = true;
   for (const auto& tile : accelerator_.gemm_tiles) {
@@ -159,6 +172,36 @@ GemmEstimate BlockedGemmModel::estimate(const GemmShape& shape, const GemmArithm
       if (tile.m == tile.n) break;
     }
   }
+  return best;
+}
+
+GemmEstimate BlockedGemmModel::estimate(const GemmShape& shape, const GemmArithmetic& arithmetic) const {
+  GemmEstimate best = fastest_tile(shape, arithmetic);
+  if (!shape.split_k) return best;
+  // Split-K: `s` slices of k/s each run as a batch of s GEMMs writing fp32 partial products (each
+  // slice reads 1/s of A and B), then one memory-bound kernel reads the s partials and writes C.
+  const double units = accelerator_.compute_units;
+  for (long long s = 2; s <= shape.k / kMinSplitDepth &&
+                        static_cast<double>(s * shape.batch) <= kMaxSplitWaves * units;
+       s *= 2) {
+    GemmShape part = shape;
+    part.k = (shape.k + s - 1) / s;
+    part.batch = shape.batch * s;
+    part.a_elements = shape.a_footprint() / static_cast<double>(s);
+    part.b_elements = shape.b_footprint() / static_cast<double>(s);
+    part.c_elements = shape.c_footprint() * kFp32Bytes / arithmetic.element_bytes;  // fp32 partials
+    part.split_k = false;
+    GemmEstimate e = fastest_tile(part, arithmetic);
+    const double c = shape.c_footprint() * static_cast<double>(shape.batch);
+    e.reduction_s = memory_bound_time(c * (static_cast<double>(s) * kFp32Bytes + arithmetic.element_bytes));
+    e.time_s += e.reduction_s;
+    e.split_k = s;
+    if (e.time_s < best.time_s) best = e;
+  }
+  const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) *
+                       static_cast<double>(shape.k) * static_cast<double>(shape.batch);
+  best.flops_per_s = flops / best.time_s;
+  best.efficiency = best.flops_per_s / arithmetic.peak_ops;
   return best;
 }
 

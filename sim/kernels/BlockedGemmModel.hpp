@@ -37,6 +37,8 @@ struct GemmEstimate {
   double tile_compute_s = 0;     // one tile's arithmetic at the per-unit rate
   double l2_bytes = 0;           // operand and result traffic between the units and L2
   double hbm_bytes = 0;          // traffic between L2 and HBM/DRAM
+  long long split_k = 1;         // slices of k (GemmShape::split_k); the fields above describe one slice's GEMMs
+  double reduction_s = 0;        // the kernel summing the slices' partial products (in time_s)
 };
 
 /// A fused attention pass priced as waves of FlashAttention-2 tiles (kernels/FusedAttentionTiling.hpp).
@@ -63,8 +65,9 @@ public:
   [[nodiscard]] KernelCost cost(const Kernel& kernel) const override;
   [[nodiscard]] std::string name() const override { return "blocked-gemm"; }
 
-  /// The fastest of the accelerator's tiles (each in both orientations) for a GEMM in `dtype`;
-  /// clearfog::Error if the accelerator has no peak for it.
+  /// The fastest of the accelerator's tiles (each in both orientations) for a GEMM in `dtype`, and
+  /// of the ways to split k when the shape allows it; clearfog::Error if the accelerator has no
+  /// peak for it.
   [[nodiscard]] GemmEstimate estimate(const GemmShape& shape, DType dtype) const;
   /// Same, for any arithmetic (int4, packed low precision).
   [[nodiscard]] GemmEstimate estimate(const GemmShape& shape, const GemmArithmetic& arithmetic) const;
@@ -84,6 +87,8 @@ public:
   [[nodiscard]] GemmArithmetic arithmetic_of(DType dtype) const;
 
 private:
+  [[nodiscard]] GemmEstimate fastest_tile(const GemmShape& shape, const GemmArithmetic& arithmetic) const;
+
   config::AcceleratorSpec accelerator_;
 };
 

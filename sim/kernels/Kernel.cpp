@@ -13,6 +13,9 @@ Kernel Kernel::make_gemm(std::string name, GemmShape shape, DType dtype) {
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0)
     throw Error(fmt::format("Kernel::make_gemm: '{}': m, n, k and batch must be > 0, got m={} n={} k={} batch={}",
                             name, shape.m, shape.n, shape.k, shape.batch));
+  if (!(shape.a_elements >= 0) || !(shape.b_elements >= 0) || !(shape.c_elements >= 0))
+    throw Error(fmt::format("Kernel::make_gemm: '{}': operand footprints must be >= 0, got a={} b={} c={}", name,
+                            shape.a_elements, shape.b_elements, shape.c_elements));
   // In double: m*n*k*batch of a large GEMM can overflow long long; results below 2^53 stay exact.
   const auto m = static_cast<double>(shape.m);
   const auto n = static_cast<double>(shape.n);
@@ -25,7 +28,9 @@ Kernel Kernel::make_gemm(std::string name, GemmShape shape, DType dtype) {
   kernel.dtype = dtype;
   kernel.gemm = shape;
   kernel.flops = 2.0 * m * n * k * batch;                                   // one multiply-add = 2 FLOP
-  kernel.bytes = (m * k + k * n + m * n) * batch * dtype_bytes(dtype);      // read A and B, write C once
+  // read A and B, write C once (their footprints: an implicit-GEMM convolution reads its image)
+  kernel.bytes = (shape.a_footprint() + shape.b_footprint() + shape.c_footprint()) * batch * dtype_bytes(dtype);
+  kernel.model_flops = kernel.flops;
   return kernel;
 }
 
@@ -54,6 +59,9 @@ Kernel Kernel::make_fused_attention(std::string name, AttentionShape shape, DTyp
   kernel.attention = shape;
   kernel.flops = attention_flops(shape);
   kernel.bytes = attention_compulsory_bytes(shape, dtype_bytes(dtype));
+  // Backward: 10*s^2*d per head of which 2*s^2*d recompute S; the model's own backward is 8*s^2*d.
+  constexpr double kBackwardModelShare = 8.0 / 10.0;
+  kernel.model_flops = shape.backward ? kBackwardModelShare * kernel.flops : kernel.flops;
   return kernel;
 }
 

@@ -17,6 +17,20 @@ enum class KernelKind {
 struct GemmShape {
   long long m = 0, n = 0, k = 0;
   long long batch = 1;
+  /// Elements of A, B and C in memory per instance, when smaller than the matrices: an
+  /// implicit-GEMM convolution reads its input image, not the kh*kw times larger im2col matrix it
+  /// multiplies. 0: the dense matrix (m*k, k*n, m*n).
+  double a_elements = 0, b_elements = 0, c_elements = 0;
+  /// The library may split k over units and sum the partial products in a second kernel (cuDNN's
+  /// weight-gradient kernels: a small m x n over a long k); docs/compute-model.md, "Split-K".
+  bool split_k = false;
+
+  [[nodiscard]] double a_footprint() const { return a_elements > 0 ? a_elements : dense(m, k); }
+  [[nodiscard]] double b_footprint() const { return b_elements > 0 ? b_elements : dense(k, n); }
+  [[nodiscard]] double c_footprint() const { return c_elements > 0 ? c_elements : dense(m, n); }
+
+private:
+  static double dense(long long rows, long long cols) { return static_cast<double>(rows) * static_cast<double>(cols); }
 };
 
 /// One fused attention pass over `batch_heads` independent heads: `seq` queries attend to `seq`
@@ -38,6 +52,15 @@ struct Kernel {
   double flops = 0;           // arithmetic work, FLOP (2*m*n*k*batch for a GEMM)
   double bytes = 0;           // DRAM/HBM traffic assuming no reuse across kernels, B; for fused
                               // attention the compulsory part (tensors read or written once)
+  /// The matrix-product FLOPs of the model's own math that this kernel performs, as MFU counts them
+  /// (PaLM's definition): a GEMM's 2*m*n*k*batch; none for memory-bound kernels; a fused attention
+  /// backward leaves out the 2*s^2*d per head it spends recomputing S = Q.K^T.
+  double model_flops = 0;
+
+  /// Matrix-product FLOPs actually executed (model FLOPs plus any recomputation inside the kernel),
+  /// what hardware FLOPs utilization counts. A memory-bound kernel executes its model FLOPs: none,
+  /// except a convolution too narrow for a GEMM (depthwise), run as a memory-bound kernel.
+  [[nodiscard]] double matmul_flops() const { return kind == KernelKind::MemoryBound ? model_flops : flops; }
 
   static Kernel make_gemm(std::string name, GemmShape shape, DType dtype);
   static Kernel make_memory_bound(std::string name, double bytes, double flops, DType dtype);

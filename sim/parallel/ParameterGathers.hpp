@@ -3,13 +3,13 @@
 // unit (a layer, the embedding, the head, or a fused chunk) computes, every member of its
 // data-parallel group gathers the unit's parameters. Gathers run on Stream::Gather and are
 // prefetched one unit ahead: a member's gather of unit u waits for the end of its unit u-2, whose
-// buffer it reuses, so at most two units are materialized (workload/MemoryEstimate.cpp).
+// buffer it reuses, so at most two units are materialized (parallel/MemoryEstimate.cpp).
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "collectives/TagAllocator.hpp"
-#include "parallel/ParallelPlanner.hpp"
+#include "parallel/GroupCollectives.hpp"
 #include "program/Program.hpp"
 
 namespace clearfog::parallel {

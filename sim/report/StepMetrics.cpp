@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "workload/ModelFlops.hpp"
 
 namespace clearfog::report {
 
@@ -13,8 +12,10 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   const int devices = scenario.platform.device_count();
   m.step_time_s = result.makespan_s;
   m.samples_per_s = training.global_batch / m.step_time_s;
-  m.tokens_per_s = m.samples_per_s * scenario.workload.seq_length;
-  m.model_flops = workload::model_flops_per_iteration(scenario.workload, training.global_batch);
+  m.tokens_per_s = m.samples_per_s * step.tokens_per_sample;
+  m.sample_unit = step.sample_unit;
+  m.parameters = step.parameters;
+  m.model_flops = step.model_flops;
   m.peak_flops_per_device = scenario.platform.accelerator.peak(training.precision);
   m.mfu = m.model_flops / (m.step_time_s * devices * m.peak_flops_per_device);
 
@@ -24,21 +25,10 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.buckets = step.buckets.size();
   m.gradient_bytes = step.gradient_bytes;
 
-  const auto& w = scenario.workload;
-  m.megatron_tflops_per_gpu =
-      workload::megatron_flops_per_iteration(w, training.global_batch) / (m.step_time_s * devices);
-  // Hardware FLOPs: model FLOPs plus the recomputed forward (full: one more forward, 1/3 of the
-  // model FLOPs of the layers; selective: the attention core, Korthikanti Eq. 8).
-  // Fused attention recomputes S = Q.K^T in every backward (2*b*s^2*h per layer) and so leaves
-  // selective recomputation nothing to add.
-  const double b = training.global_batch, l = w.layers, s = w.seq_length, h = w.hidden;
-  const bool fused = training.attention == config::Attention::Fused;
-  switch (training.recompute) {
-    case config::Recompute::None: m.hardware_flops = m.model_flops; break;
-    case config::Recompute::Full: m.hardware_flops = m.model_flops + 24 * b * l * s * h * h * (1 + s / (6 * h)); break;
-    case config::Recompute::Selective: m.hardware_flops = m.model_flops + (fused ? 0 : 4 * b * l * s * s * h); break;
-  }
-  if (fused) m.hardware_flops += 2 * b * l * s * s * h;
+  // Megatron SC21's "TFLOP/s per GPU" counts one recomputed forward of every layer (Eq. 3);
+  // hardware FLOPs count what the plan executes, recomputation included (Korthikanti Eq. 8).
+  m.megatron_tflops_per_gpu = step.megatron_flops / (m.step_time_s * devices);
+  m.hardware_flops = step.hardware_flops;
   m.hfu = m.hardware_flops / (m.step_time_s * devices * m.peak_flops_per_device);
   m.recompute_s = step.recompute_s * step.micro_batches;
   m.ideal_bubble_fraction = step.ideal_bubble;
@@ -91,7 +81,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   // What of the gradient reduction ran while the device still had backward work: the part that is
   // not in the step's tail (tensor-parallel collectives and the bubble are exposed, not hidden).
   m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.dp_exposed_s);
-  m.memory = workload::estimate_memory(scenario);
+  m.memory = parallel::estimate_memory(scenario);
   m.oom = !m.memory.fits();
   m.ops = result.ops_executed;
   m.messages = result.messages;

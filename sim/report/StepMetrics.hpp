@@ -6,16 +6,18 @@
 
 #include "config/ScenarioSpec.hpp"
 #include "engine/SimulationResult.hpp"
-#include "parallel/DataParallelPlanner.hpp"
-#include "workload/MemoryEstimate.hpp"
+#include "parallel/MemoryEstimate.hpp"
+#include "parallel/StepPlan.hpp"
 
 namespace clearfog::report {
 
 struct StepMetrics {
   double step_time_s = 0;
   double samples_per_s = 0;
-  double tokens_per_s = 0;
-  double model_flops = 0;            // per iteration, Korthikanti Eq. 7
+  double tokens_per_s = 0;           // 0 for workloads without tokens
+  std::string sample_unit;           // "sequences", "images"
+  double parameters = 0;             // of the model, summed from its description
+  double model_flops = 0;            // per iteration, summed from the plan's kernels (Korthikanti Eq. 7 for GPT)
   double mfu = 0;                    // model FLOPs / (step time * devices * peak)
   double peak_flops_per_device = 0;  // of the training precision
 
@@ -43,7 +45,7 @@ struct StepMetrics {
                                        // or waiting for another pipeline stage
   std::vector<double> stage_busy_s;    // compute busy time of each pipeline stage (max over its devices)
 
-  workload::MemoryEstimate memory;
+  parallel::MemoryEstimate memory;
   bool oom = false;                    // memory.fits() is false
 
   std::uint64_t ops = 0;

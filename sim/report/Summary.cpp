@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/Units.hpp"
-#include "workload/TransformerModel.hpp"
+#include "workload/WorkloadType.hpp"
 
 namespace clearfog::report {
 namespace {
@@ -22,7 +22,6 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   const auto& acc = s.platform.accelerator;
   const auto& w = s.workload;
   const auto& tr = s.training;
-  const double params = workload::TransformerModel(w, tr.micro_batch, tr.precision).total_parameters();
   std::string o;
   auto line = [&o](std::string_view label, const std::string& value) { o += fmt::format("  {:<24}{}\n", label, value); };
 
@@ -30,8 +29,8 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   line("platform", fmt::format("{}: {} x {}, {} links of {} per direction", s.platform.name,
                                s.platform.device_count(), acc.name, config::node_topology_name(s.platform.node.topology),
                                units::format(s.platform.node.link.bandwidth_Bps, Dimension::Bandwidth)));
-  line("workload", fmt::format("{}: {} layers, hidden {}, {} heads, sequence {}, vocabulary {} ({:.3g} B parameters)",
-                               w.name, w.layers, w.hidden, w.heads, w.seq_length, w.vocab_size, params / 1e9));
+  line("workload", fmt::format("{} ({}): {} ({:.4g} B parameters)", w.name, w.type,
+                               workload::workload_type(w.type).shape_text(w), m.parameters / 1e9));
   line("training", fmt::format("global batch {} = dp {} x micro-batch {} x {} micro-batches, {}, {}{}",
                                tr.global_batch, s.parallelism.dp, tr.micro_batch, s.micro_batches_per_replica(),
                                dtype_name(tr.precision), config::optimizer_name(tr.optimizer),
@@ -39,7 +38,9 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
 
   o += "\nIteration\n";
   line("step time", t(m.step_time_s));
-  line("throughput", fmt::format("{:.1f} samples/s, {:.0f} tokens/s", m.samples_per_s, m.tokens_per_s));
+  line("throughput", m.tokens_per_s > 0
+                         ? fmt::format("{:.1f} {}/s, {:.0f} tokens/s", m.samples_per_s, m.sample_unit, m.tokens_per_s)
+                         : fmt::format("{:.1f} {}/s", m.samples_per_s, m.sample_unit));
   line("MFU", fmt::format("{} (model FLOPs {:.4g} PFLOP per step; peak {} per device)", pct(m.mfu),
                           m.model_flops / 1e15, units::format(m.peak_flops_per_device, Dimension::FlopRate)));
 
@@ -111,6 +112,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
   j["platform"] = s.platform.name;
   j["accelerator"] = s.platform.accelerator.name;
   j["workload"] = s.workload.name;
+  j["workload_type"] = s.workload.type;
+  j["parameters"] = m.parameters;
   j["devices"] = s.platform.device_count();
   j["parallelism"] = {{"dp", s.parallelism.dp}, {"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}};
   j["training"] = {{"global_batch", s.training.global_batch},
@@ -123,6 +126,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
   j["status"] = m.oom ? "oom" : "ok";
   j["step_time_s"] = m.step_time_s;
   j["samples_per_s"] = m.samples_per_s;
+  j["sample_unit"] = m.sample_unit;
   j["tokens_per_s"] = m.tokens_per_s;
   j["model_flops_per_step"] = m.model_flops;
   j["mfu"] = m.mfu;

@@ -20,7 +20,7 @@
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedPool.hpp"
 #include "report/Summary.hpp"
-#include "workload/MemoryEstimate.hpp"
+#include "parallel/MemoryEstimate.hpp"
 
 namespace clearfog::sweep {
 namespace {
@@ -79,7 +79,7 @@ std::vector<config::Override> layout_overrides(const Layout& l, const std::vecto
   return o;
 }
 
-nlohmann::ordered_json memory_json(const workload::MemoryEstimate& m) {
+nlohmann::ordered_json memory_json(const parallel::MemoryEstimate& m) {
   return {{"weights_B", m.weights_B},         {"gradients_B", m.gradients_B}, {"optimizer_B", m.optimizer_B},
           {"activations_B", m.activations_B}, {"buffers_B", m.buffers_B},     {"total_B", m.total_B()},
           {"capacity_B", m.capacity_B},       {"fits", m.fits()}};
@@ -109,7 +109,7 @@ std::optional<config::ScenarioSpec> admit(PlatformState& p, const Layout& l) {
     }
     return std::nullopt;
   }
-  const auto memory = workload::estimate_memory(scenario);
+  const auto memory = parallel::estimate_memory(scenario);
   entry["status"] = memory.fits() ? "ok" : "oom";
   entry["memory"] = memory_json(memory);
   if (!memory.fits()) {

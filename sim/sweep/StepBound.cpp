@@ -2,11 +2,6 @@
 
 #include <algorithm>
 
-#include "kernels/BlockedGemmModel.hpp"
-#include "report/OpTable.hpp"
-#include "workload/ModelFlops.hpp"
-#include "workload/TransformerModel.hpp"
-
 namespace clearfog::sweep {
 
 std::vector<std::pair<std::string, double>> StepBreakdown::ranked_parts() const {
@@ -22,36 +17,16 @@ std::vector<std::pair<std::string, double>> StepBreakdown::ranked_parts() const 
 
 StepBreakdown step_breakdown(const config::ScenarioSpec& scenario, const parallel::StepPlan& step,
                              const engine::SimulationResult& simulation) {
-  // The op table prices one layer, the embedding, the head and the optimizer; weighted by how often
-  // each runs it gives the memory-bound share of the compute stream. Under pipelining a stage runs
-  // layers/pp of the layers, so the share is that of the whole model: close when layers dominate.
+  // The kernel table lists every distinct pass with how often it runs per iteration on the
+  // busiest stage's devices: weighted by that, it gives the memory-bound share of the compute stream.
   double total = 0, memory = 0, compute_flops = 0;
   for (const auto& pk : step.kernels) {
-    const int runs = report::runs_per_iteration(pk.pass, scenario, step.micro_batches);
-    const double t = pk.cost.time_s * runs;
+    const double t = pk.cost.time_s * pk.runs;
     total += t;
     if (pk.cost.bound == kernels::Bound::Memory)
       memory += t;
     else
-      compute_flops += pk.kernel.flops * runs;
-  }
-  // The 3D planner's op table has no optimizer row (one optimizer per pipeline stage); add the
-  // busiest stage's, classed as the kernel model classes an update of that stage's share.
-  const bool has_optimizer = std::any_of(step.kernels.begin(), step.kernels.end(),
-                                         [](const auto& pk) { return pk.pass == "optimizer"; });
-  if (!has_optimizer && step.optimizer_s > 0) {
-    const auto& par = scenario.parallelism;
-    const auto& acc = scenario.platform.accelerator;
-    const double params = workload::megatron_parameter_count(scenario.workload) / (par.tp * par.pp);
-    const auto update = workload::TransformerModel::optimizer_step(
-        params, scenario.training.optimizer == config::Optimizer::Adam, scenario.training.precision,
-        acc.supports(DType::fp32) ? DType::fp32 : scenario.training.precision);
-    const auto cost = kernels::BlockedGemmModel(acc).cost(update);
-    total += step.optimizer_s;
-    if (cost.bound == kernels::Bound::Memory)
-      memory += step.optimizer_s;
-    else
-      compute_flops += update.flops * step.optimizer_s / cost.time_s;
+      compute_flops += pk.kernel.flops * pk.runs;
   }
   const double memory_share = total > 0 ? memory / total : 0;
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "config/ScenarioSpec.hpp"
-#include "parallel/DataParallelPlanner.hpp"
+#include "parallel/StepPlan.hpp"
 #include "engine/SimulationResult.hpp"
 
 #include <nlohmann/json.hpp>

@@ -6,9 +6,11 @@
 
 #include "core/Errors.hpp"
 
-// Kernel list, FLOP and byte counts: docs/compute-model.md. Notation: b micro-batch, s sequence,
-// h hidden, a heads, f ffn hidden, V vocabulary, e = dtype_bytes(dtype); N = b*s*h elements of the
-// residual stream, A = b*a*s^2 elements of the attention matrix.
+// Kernel list, FLOP and byte counts: docs/compute-model.md and docs/workloads.md. Notation: b
+// micro-batch, s sequence, h hidden, a query heads, k KV heads, d head dimension, f MLP hidden, V
+// vocabulary (a, k, f and V per tensor-parallel rank), e = dtype_bytes(dtype); N = b*s*h elements of
+// the residual stream (times 1/t where sequence parallelism shards it), A = b*a*s^2 elements of the
+// attention matrix.
 namespace clearfog::workload {
 
 using kernels::GemmShape;
@@ -19,11 +21,17 @@ namespace {
 // Per-element FLOPs of the memory-bound forward ops. They never decide a roofline time (these ops
 // do < 3 FLOP/B, ~50x below an A100's ridge point) but keep the FLOP totals honest.
 constexpr double kLayerNormFlops = 8;        // mean 1, variance 3, normalize 2, scale+shift 2
+constexpr double kRmsNormFlops = 4;          // square 1, sum 1, normalize 1, scale 1
 constexpr double kSoftmaxFlops = 7;          // scale, mask, max, subtract, exp, sum, divide
+constexpr double kAlibiFlops = 1;            // the head's linear bias added to each score
 constexpr double kDropoutFlops = 2;          // keep/drop select, multiply by 1/(1-p)
 constexpr double kDropoutAddFlops = 3;       // dropout 2 + residual add 1
+constexpr double kAddFlops = 1;              // residual add
 constexpr double kGeluFlops = 9;             // tanh form: x^3 2, *0.044715 1, +x 1, *sqrt(2/pi) 1,
                                              // tanh 1, +1 1, *x 1, *0.5 1
+constexpr double kSiluFlops = 4;             // x / (1 + exp(-x)): negate, exp, add, divide
+constexpr double kGateFlops = 1;             // activation(gate) * up
+constexpr double kRotaryFlops = 3;           // x*cos + rotate(x)*sin per element
 constexpr double kCrossEntropyFlops = 4;     // max, subtract, exp, sum (per-row log ignored)
 constexpr double kCrossEntropyBwdFlops = 2;  // softmax - one_hot, scale by the loss gradient
 constexpr double kEmbeddingFlops = 1;        // token row + position row
@@ -33,233 +41,341 @@ constexpr double kBackwardFlopsFactor = 2;
 
 constexpr double kMaskBytes = 1;  // dropout masks are stored as one byte per element (PyTorch bool)
 constexpr double kFp32Bytes = 4;  // the cross-entropy's softmax is computed and stored in fp32
+constexpr double kMinActivationBytes = 2;  // saved activations are at least 16-bit (fp8 training keeps bf16)
 
-constexpr long long kDefaultFfnMultiple = 4;
-
-config::WorkloadSpec checked(config::WorkloadSpec spec, int micro_batch) {
-  const auto positive = [&](const char* key, long long value) {
-    if (value <= 0)
-      throw Error(fmt::format("TransformerModel: workload '{}': {} must be > 0, got {}", spec.name, key, value));
-  };
-  positive("layers", spec.layers);
-  positive("hidden", spec.hidden);
-  positive("heads", spec.heads);
-  positive("seq_length", spec.seq_length);
-  positive("vocab_size", spec.vocab_size);
-  positive("micro_batch", micro_batch);
-  if (spec.ffn_hidden < 0)
-    throw Error(fmt::format("TransformerModel: workload '{}': ffn_hidden must be >= 0 (0 = 4 * hidden), got {}",
-                            spec.name, spec.ffn_hidden));
-  if (spec.hidden % spec.heads != 0)
-    throw Error(fmt::format("TransformerModel: workload '{}': hidden ({}) must be divisible by heads ({})",
-                            spec.name, spec.hidden, spec.heads));
-  if (spec.ffn_hidden == 0) spec.ffn_hidden = static_cast<int>(kDefaultFfnMultiple * spec.hidden);
-  return spec;
+void require_positive(const TransformerSpec& w, const char* key, long long value) {
+  if (value <= 0) throw Error(fmt::format("TransformerModel: {} must be > 0, got {}", key, value));
+  (void)w;
 }
 
 // Integer dimensions for GEMM shapes, doubles for byte and FLOP formulas.
 struct Dims {
-  long long b, s, h, a, f, V;  // a, f and V are per tensor-parallel rank (divided by t)
-  double e;
-  long long t = 1;             // tensor-parallel degree
-  double ln_share = 1;         // share of the sequence a layernorm/dropout works on (1/t with SP)
+  long long b, s, h;
+  long long a, k, d;   // query heads and KV heads of this rank, head dimension
+  long long f;         // MLP hidden of this rank
+  long long V;         // vocabulary of this rank
+  double e;            // bytes of an element
+  long long t;         // tensor-parallel degree
+  double seq_share;    // share of the sequence norms, dropouts and adds work on (1/t with SP)
   [[nodiscard]] long long tokens() const { return b * s; }
-  [[nodiscard]] long long head_dim() const { return h / (a * t); }
-  [[nodiscard]] double N() const { return static_cast<double>(b * s * h) * ln_share; }  // residual stream
+  [[nodiscard]] double full() const { return static_cast<double>(b * s * h); }           // b*s*h
+  [[nodiscard]] double N() const { return full() * seq_share; }                          // residual stream
   [[nodiscard]] double A() const { return static_cast<double>(b * a) * static_cast<double>(s * s); }
-  [[nodiscard]] double F() const { return static_cast<double>(b * s * f); }    // MLP hidden
-  [[nodiscard]] double L() const { return static_cast<double>(b * s * V); }    // logits
+  [[nodiscard]] double F() const { return static_cast<double>(b * s * f); }              // MLP hidden
+  [[nodiscard]] double L() const { return static_cast<double>(b * s * V); }              // logits
+  [[nodiscard]] double Q() const { return static_cast<double>(b * s * a * d); }          // queries
+  [[nodiscard]] double KV() const { return static_cast<double>(b * s * k * d); }         // keys (or values)
 };
 
-Dims dims_of(const TransformerModel& model) {
+Dims dims_of(const TransformerModel& model, int layer) {
   const auto& w = model.spec();
   const long long t = model.sharding().tp;
+  const LayerShape shape = w.layer(layer);
   // The vocabulary is padded to a multiple of t (Megatron pads to 128*t); rounding up is enough here.
   return Dims{model.micro_batch(),
               w.seq_length,
               w.hidden,
               w.heads / t,
-              w.ffn_hidden / t,
+              shape.kv_heads / t,
+              w.resolved_head_dim(),
+              shape.ffn_hidden / t,
               (w.vocab_size + t - 1) / t,
               dtype_bytes(model.dtype()),
               t,
               model.sharding().sequence_parallel ? 1.0 / static_cast<double>(t) : 1.0};
 }
 
-// The heads of this rank, all attended in full.
-kernels::AttentionShape attention_shape(const Dims& d, bool backward) {
-  return kernels::AttentionShape{d.b * d.a, d.s, d.head_dim(), backward};
-}
-
 // Y[m x n] = X[m x k] . W[k x n] gives dX = dY . W^T (m, k, n) and dW = X^T . dY (k, n, m).
-void push_weight_gemm_backward(std::vector<Kernel>& out, const std::string& name, GemmShape fwd, DType dtype) {
-  out.push_back(Kernel::make_gemm(name + ".dgrad", GemmShape{fwd.m, fwd.k, fwd.n, fwd.batch}, dtype));
+void push_weight_gemm_backward(std::vector<Kernel>& out, const std::string& name, GemmShape fwd, DType dtype,
+                               bool input_gradient = true) {
+  if (input_gradient)
+    out.push_back(Kernel::make_gemm(name + ".dgrad", GemmShape{fwd.m, fwd.k, fwd.n, fwd.batch}, dtype));
   out.push_back(Kernel::make_gemm(name + ".wgrad", GemmShape{fwd.k, fwd.n, fwd.m, fwd.batch}, dtype));
 }
 
-// Layernorm forward reads x and writes y; backward reads dy and x and writes dx. With
-// `accumulate_residual` (the layernorms inside a layer) the backward also reads the gradient that
+double norm_flops(NormKind n) { return n == NormKind::LayerNorm ? kLayerNormFlops : kRmsNormFlops; }
+
+// A norm forward reads x and writes y; backward reads dy and x and writes dx. With
+// `accumulate_residual` (the norms inside a layer) the backward also reads the gradient that
 // reached the residual stream through the skip connection and writes the sum.
-Kernel layernorm_forward(const std::string& name, const Dims& d, DType dtype) {
-  return Kernel::make_memory_bound(name, 2 * d.N() * d.e, kLayerNormFlops * d.N(), dtype);
+Kernel norm_forward(const std::string& name, double elements, double e, NormKind n, DType dtype) {
+  return Kernel::make_memory_bound(name, 2 * elements * e, norm_flops(n) * elements, dtype);
 }
-Kernel layernorm_backward(const std::string& name, const Dims& d, DType dtype, bool accumulate_residual) {
+Kernel norm_backward(const std::string& name, double elements, double e, NormKind n, DType dtype,
+                     bool accumulate_residual) {
   const double tensors = accumulate_residual ? 4 : 3;
-  return Kernel::make_memory_bound(name + ".bwd", tensors * d.N() * d.e,
-                                   kBackwardFlopsFactor * kLayerNormFlops * d.N(), dtype);
+  return Kernel::make_memory_bound(name + ".bwd", tensors * elements * e,
+                                   kBackwardFlopsFactor * norm_flops(n) * elements, dtype);
 }
 
 // Dropout + residual add forward reads the branch output and the residual, writes the sum and the
-// mask. Backward reads dy and the mask and writes the branch gradient (the residual gradient is dy
-// itself and is summed in by the layernorm backward below it).
-Kernel dropout_add_forward(const std::string& name, const Dims& d, DType dtype) {
-  return Kernel::make_memory_bound(name, d.N() * (3 * d.e + kMaskBytes), kDropoutAddFlops * d.N(), dtype);
+// mask; without dropout a plain add. Backward of the dropout reads dy and the mask and writes the
+// branch gradient (the residual gradient is dy itself and is summed in by the norm below it); a
+// plain add's backward is that identity and runs no kernel.
+Kernel residual_forward(const std::string& name, const Dims& d, bool dropout, DType dtype) {
+  if (!dropout) return Kernel::make_memory_bound("add" + name, 3 * d.N() * d.e, kAddFlops * d.N(), dtype);
+  return Kernel::make_memory_bound("dropout_add" + name, d.N() * (3 * d.e + kMaskBytes), kDropoutAddFlops * d.N(),
+                                   dtype);
 }
-Kernel dropout_add_backward(const std::string& name, const Dims& d, DType dtype) {
-  return Kernel::make_memory_bound(name + ".bwd", d.N() * (2 * d.e + kMaskBytes),
-                                   kBackwardFlopsFactor * kDropoutAddFlops * d.N(), dtype);
+void push_residual_backward(std::vector<Kernel>& out, const std::string& name, const Dims& d, bool dropout,
+                            DType dtype) {
+  if (!dropout) return;
+  out.push_back(Kernel::make_memory_bound("dropout_add" + name + ".bwd", d.N() * (2 * d.e + kMaskBytes),
+                                          kBackwardFlopsFactor * kDropoutAddFlops * d.N(), dtype));
 }
+
+// The MLP activation: GeLU reads and writes F elements; a gated unit reads gate and up (2F) and
+// writes F. Backward reads dy and what the forward read and writes its gradients.
+Kernel activation_forward(MlpKind mlp, const Dims& d, DType dtype) {
+  switch (mlp) {
+    case MlpKind::Gelu: return Kernel::make_memory_bound("gelu", 2 * d.F() * d.e, kGeluFlops * d.F(), dtype);
+    case MlpKind::SwiGlu:
+      return Kernel::make_memory_bound("swiglu", 3 * d.F() * d.e, (kSiluFlops + kGateFlops) * d.F(), dtype);
+    case MlpKind::GeGlu:
+      return Kernel::make_memory_bound("geglu", 3 * d.F() * d.e, (kGeluFlops + kGateFlops) * d.F(), dtype);
+  }
+  return Kernel::make_memory_bound("gelu", 0, 0, dtype);
+}
+Kernel activation_backward(MlpKind mlp, const Dims& d, DType dtype) {
+  const Kernel fwd = activation_forward(mlp, d, dtype);
+  const double bytes = gated(mlp) ? 5 * d.F() * d.e : 3 * d.F() * d.e;
+  return Kernel::make_memory_bound(fwd.name + ".bwd", bytes, kBackwardFlopsFactor * fwd.flops, dtype);
+}
+
+Kernel rotary(const std::string& name, const Dims& d, DType dtype) {
+  // applied to this rank's queries and keys: read and write each
+  const double elements = d.Q() + d.KV();
+  return Kernel::make_memory_bound(name, 2 * elements * d.e, kRotaryFlops * elements, dtype);
+}
+
+long long mlp_in_width(const Dims& d, MlpKind mlp) { return (gated(mlp) ? 2 : 1) * d.f; }
 
 }  // namespace
 
-TransformerModel::TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype)
-    : TransformerModel(spec, micro_batch, dtype, TensorSharding{}) {}
-
-TransformerModel::TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype,
-                                   TensorSharding sharding)
-    : TransformerModel(spec, micro_batch, dtype, sharding, config::Attention::Unfused) {}
-
-TransformerModel::TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype,
-                                   TensorSharding sharding, config::Attention attention)
-    : spec_(checked(spec, micro_batch)),
-      micro_batch_(micro_batch),
-      dtype_(dtype),
-      sharding_(sharding),
-      attention_(attention) {
-  if (sharding.tp < 1 || spec_.heads % sharding.tp != 0 || spec_.ffn_hidden % sharding.tp != 0)
-    throw Error(fmt::format("TransformerModel: workload '{}': tensor-parallel degree {} must divide heads ({}) and "
-                            "ffn_hidden ({})",
-                            spec_.name, sharding.tp, spec_.heads, spec_.ffn_hidden));
+LayerShape TransformerSpec::layer(int l) const {
+  LayerShape shape{resolved_ffn_hidden(), mlp, resolved_kv_heads()};
+  for (const auto& o : overrides) {
+    if (l < o.first || l >= o.first + o.count) continue;
+    if (o.ffn_hidden) shape.ffn_hidden = *o.ffn_hidden;
+    if (o.mlp) shape.mlp = *o.mlp;
+    if (o.kv_heads) shape.kv_heads = *o.kv_heads;
+  }
+  return shape;
 }
 
-std::vector<std::vector<Kernel>> TransformerModel::layer_forward_parts() const {
-  auto all = layer_forward();
-  const auto cut = std::find_if(all.begin(), all.end(), [](const Kernel& k) { return k.name == "proj"; }) + 1;
-  return {std::vector<Kernel>(all.begin(), cut), std::vector<Kernel>(cut, all.end())};
+TransformerModel::TransformerModel(const TransformerSpec& spec, int micro_batch, DType dtype, TensorSharding sharding,
+                                   config::Attention attention)
+    : spec_(spec), micro_batch_(micro_batch), dtype_(dtype), sharding_(sharding), attention_(attention) {
+  require_positive(spec, "layers", spec.layers);
+  require_positive(spec, "hidden", spec.hidden);
+  require_positive(spec, "heads", spec.heads);
+  require_positive(spec, "seq_length", spec.seq_length);
+  require_positive(spec, "vocab_size", spec.vocab_size);
+  require_positive(spec, "micro_batch", micro_batch);
+  if (spec.ffn_hidden < 0 || spec.kv_heads < 0 || spec.head_dim < 0)
+    throw Error("TransformerModel: ffn_hidden, kv_heads and head_dim must be >= 0 (0: the default)");
+  if (spec.head_dim == 0 && spec.hidden % spec.heads != 0)
+    throw Error(fmt::format("TransformerModel: hidden ({}) must be divisible by heads ({})", spec.hidden, spec.heads));
+  const int t = sharding.tp;
+  if (t < 1) throw Error(fmt::format("TransformerModel: tensor-parallel degree must be >= 1, got {}", t));
+  if (spec.heads % t != 0)
+    throw Error(fmt::format("TransformerModel: tensor-parallel degree {} must divide heads ({})", t, spec.heads));
+  for (int l = 0; l < spec.layers; ++l) {
+    const LayerShape shape = spec.layer(l);
+    if (shape.kv_heads <= 0 || spec.heads % shape.kv_heads != 0 || shape.kv_heads % t != 0)
+      throw Error(fmt::format("TransformerModel: layer {}: kv_heads {} must divide heads ({}) and be divisible by "
+                              "the tensor-parallel degree {}",
+                              l, shape.kv_heads, spec.heads, t));
+    if (shape.ffn_hidden <= 0 || shape.ffn_hidden % t != 0)
+      throw Error(fmt::format("TransformerModel: layer {}: ffn_hidden {} must be > 0 and divisible by the "
+                              "tensor-parallel degree {}",
+                              l, shape.ffn_hidden, t));
+  }
+  if (sharding.sequence_parallel && spec.seq_length % t != 0)
+    throw Error(fmt::format("TransformerModel: sequence parallelism needs seq_length ({}) divisible by tp {}",
+                            spec.seq_length, t));
 }
 
-std::vector<std::vector<Kernel>> TransformerModel::layer_backward_parts() const {
-  auto all = layer_backward();
-  const auto cut = std::find_if(all.begin(), all.end(), [](const Kernel& k) { return k.name == "fc1.wgrad"; }) + 1;
-  return {std::vector<Kernel>(all.begin(), cut), std::vector<Kernel>(cut, all.end())};
+std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
+  const Dims d = dims_of(*this, layer);
+  const DType t = dtype_;
+  const auto& w = spec_;
+  std::vector<Kernel> k;
+  k.push_back(norm_forward("ln1", d.N(), d.e, w.norm, t));
+  k.push_back(Kernel::make_gemm("qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}, t));
+  if (w.position == PositionKind::Rotary) k.push_back(rotary("rope", d, t));
+  if (fused_attention()) {
+    // scores, softmax, dropout (mask regenerated from the RNG state) and P.V in one kernel
+    k.push_back(Kernel::make_fused_attention("attention", kernels::AttentionShape{d.b * d.a, d.s, d.d, false}, t));
+  } else {
+    k.push_back(Kernel::make_gemm("attn_scores", GemmShape{d.s, d.s, d.d, d.b * d.a}, t));
+    // (ALiBi bias +) scale + causal mask + softmax: read the scores, write the probabilities
+    const double softmax_flops = kSoftmaxFlops + (w.position == PositionKind::Alibi ? kAlibiFlops : 0);
+    k.push_back(Kernel::make_memory_bound("softmax", 2 * d.A() * d.e, softmax_flops * d.A(), t));
+    // read the probabilities, write the dropped ones and the mask
+    if (w.dropout)
+      k.push_back(
+          Kernel::make_memory_bound("attn_dropout", d.A() * (2 * d.e + kMaskBytes), kDropoutFlops * d.A(), t));
+    k.push_back(Kernel::make_gemm("attn_v", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
+  }
+  k.push_back(Kernel::make_gemm("proj", GemmShape{d.tokens(), d.h, d.a * d.d, 1}, t));
+  return k;
 }
 
-std::vector<Kernel> TransformerModel::attention_core_forward() const {
+std::vector<Kernel> TransformerModel::mlp_forward(int layer) const {
+  const Dims d = dims_of(*this, layer);
+  const DType t = dtype_;
+  const LayerShape shape = spec_.layer(layer);
+  std::vector<Kernel> k;
+  k.push_back(residual_forward("1", d, spec_.dropout, t));
+  k.push_back(norm_forward("ln2", d.N(), d.e, spec_.norm, t));
+  k.push_back(Kernel::make_gemm("fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1}, t));
+  k.push_back(activation_forward(shape.mlp, d, t));
+  k.push_back(Kernel::make_gemm("fc2", GemmShape{d.tokens(), d.h, d.f, 1}, t));
+  k.push_back(residual_forward("2", d, spec_.dropout, t));
+  return k;
+}
+
+std::vector<Kernel> TransformerModel::mlp_backward(int layer) const {
+  const Dims d = dims_of(*this, layer);
+  const DType t = dtype_;
+  const LayerShape shape = spec_.layer(layer);
+  std::vector<Kernel> k;
+  push_residual_backward(k, "2", d, spec_.dropout, t);
+  push_weight_gemm_backward(k, "fc2", GemmShape{d.tokens(), d.h, d.f, 1}, t);
+  k.push_back(activation_backward(shape.mlp, d, t));
+  push_weight_gemm_backward(k, "fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1}, t);
+  return k;
+}
+
+std::vector<Kernel> TransformerModel::attention_backward(int layer) const {
+  const Dims d = dims_of(*this, layer);
+  const DType t = dtype_;
+  std::vector<Kernel> k;
+  k.push_back(norm_backward("ln2", d.N(), d.e, spec_.norm, t, true));
+  push_residual_backward(k, "1", d, spec_.dropout, t);
+  push_weight_gemm_backward(k, "proj", GemmShape{d.tokens(), d.h, d.a * d.d, 1}, t);
+  if (fused_attention()) {
+    // recomputes S and P from Q, K and the saved logsumexp, then dV, dP, dS, dQ, dK in one kernel
+    k.push_back(Kernel::make_fused_attention("attention.bwd", kernels::AttentionShape{d.b * d.a, d.s, d.d, true}, t));
+  } else {
+    // O = P . V per head: dP = dO . V^T (s, s, d) and dV = P^T . dO (s, d, s)
+    k.push_back(Kernel::make_gemm("attn_v.dprobs", GemmShape{d.s, d.s, d.d, d.b * d.a}, t));
+    k.push_back(Kernel::make_gemm("attn_v.dv", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
+    // read dy and the mask, write dx
+    if (spec_.dropout)
+      k.push_back(Kernel::make_memory_bound("attn_dropout.bwd", d.A() * (2 * d.e + kMaskBytes),
+                                            kBackwardFlopsFactor * kDropoutFlops * d.A(), t));
+    // read the saved probabilities and dy, write dx
+    k.push_back(Kernel::make_memory_bound("softmax.bwd", 3 * d.A() * d.e,
+                                          kBackwardFlopsFactor * kSoftmaxFlops * d.A(), t));
+    // S = Q . K^T per head: dQ = dS . K (s, d, s) and dK = dS^T . Q (s, d, s)
+    k.push_back(Kernel::make_gemm("attn_scores.dq", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
+    k.push_back(Kernel::make_gemm("attn_scores.dk", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
+  }
+  if (spec_.position == PositionKind::Rotary) k.push_back(rotary("rope.bwd", d, t));
+  push_weight_gemm_backward(k, "qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}, t);
+  k.push_back(norm_backward("ln1", d.N(), d.e, spec_.norm, t, true));
+  return k;
+}
+
+std::vector<Kernel> TransformerModel::layer_forward(int layer) const {
+  auto k = attention_forward(layer);
+  auto mlp = mlp_forward(layer);
+  k.insert(k.end(), mlp.begin(), mlp.end());
+  return k;
+}
+
+std::vector<Kernel> TransformerModel::layer_backward(int layer) const {
+  auto k = mlp_backward(layer);
+  auto attn = attention_backward(layer);
+  k.insert(k.end(), attn.begin(), attn.end());
+  return k;
+}
+
+std::vector<Kernel> TransformerModel::attention_core_forward(int layer) const {
   std::vector<Kernel> core;
   if (fused_attention()) return core;
-  for (auto& k : layer_forward())
+  for (auto& k : attention_forward(layer))
     if (k.name == "attn_scores" || k.name == "softmax" || k.name == "attn_dropout" || k.name == "attn_v")
       core.push_back(std::move(k));
   return core;
 }
 
-std::vector<Kernel> TransformerModel::layer_forward() const {
-  const Dims d = dims_of(*this);
-  const DType t = dtype_;
-  std::vector<Kernel> k;
-  k.push_back(layernorm_forward("ln1", d, t));
-  k.push_back(Kernel::make_gemm("qkv", GemmShape{d.tokens(), 3 * d.h / d.t, d.h, 1}, t));
-  if (fused_attention()) {
-    // scores, softmax, dropout (mask regenerated from the RNG state) and P.V in one kernel
-    k.push_back(Kernel::make_fused_attention("attention", attention_shape(d, false), t));
-  } else {
-    k.push_back(Kernel::make_gemm("attn_scores", GemmShape{d.s, d.s, d.head_dim(), d.b * d.a}, t));
-    // scale + causal mask + softmax: read the scores, write the probabilities
-    k.push_back(Kernel::make_memory_bound("softmax", 2 * d.A() * d.e, kSoftmaxFlops * d.A(), t));
-    // read the probabilities, write the dropped ones and the mask
-    k.push_back(Kernel::make_memory_bound("attn_dropout", d.A() * (2 * d.e + kMaskBytes), kDropoutFlops * d.A(), t));
-    k.push_back(Kernel::make_gemm("attn_v", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
-  }
-  k.push_back(Kernel::make_gemm("proj", GemmShape{d.tokens(), d.h, d.h / d.t, 1}, t));
-  k.push_back(dropout_add_forward("dropout_add1", d, t));
-  k.push_back(layernorm_forward("ln2", d, t));
-  k.push_back(Kernel::make_gemm("fc1", GemmShape{d.tokens(), d.f, d.h, 1}, t));
-  k.push_back(Kernel::make_memory_bound("gelu", 2 * d.F() * d.e, kGeluFlops * d.F(), t));
-  k.push_back(Kernel::make_gemm("fc2", GemmShape{d.tokens(), d.h, d.f, 1}, t));
-  k.push_back(dropout_add_forward("dropout_add2", d, t));
-  return k;
-}
-
-std::vector<Kernel> TransformerModel::layer_backward() const {
-  const Dims d = dims_of(*this);
-  const DType t = dtype_;
-  std::vector<Kernel> k;
-  k.push_back(dropout_add_backward("dropout_add2", d, t));
-  push_weight_gemm_backward(k, "fc2", GemmShape{d.tokens(), d.h, d.f, 1}, t);
-  // read dy and the saved input, write dx
-  k.push_back(Kernel::make_memory_bound("gelu.bwd", 3 * d.F() * d.e, kBackwardFlopsFactor * kGeluFlops * d.F(), t));
-  push_weight_gemm_backward(k, "fc1", GemmShape{d.tokens(), d.f, d.h, 1}, t);
-  k.push_back(layernorm_backward("ln2", d, t, true));
-  k.push_back(dropout_add_backward("dropout_add1", d, t));
-  push_weight_gemm_backward(k, "proj", GemmShape{d.tokens(), d.h, d.h / d.t, 1}, t);
-  if (fused_attention()) {
-    // recomputes S and P from Q, K and the saved logsumexp, then dV, dP, dS, dQ, dK in one kernel
-    k.push_back(Kernel::make_fused_attention("attention.bwd", attention_shape(d, true), t));
-  } else {
-    // O = P . V per head: dP = dO . V^T (s, s, h/a) and dV = P^T . dO (s, h/a, s)
-    k.push_back(Kernel::make_gemm("attn_v.dprobs", GemmShape{d.s, d.s, d.head_dim(), d.b * d.a}, t));
-    k.push_back(Kernel::make_gemm("attn_v.dv", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
-    // read dy and the mask, write dx
-    k.push_back(Kernel::make_memory_bound("attn_dropout.bwd", d.A() * (2 * d.e + kMaskBytes),
-                                          kBackwardFlopsFactor * kDropoutFlops * d.A(), t));
-    // read the saved probabilities and dy, write dx
-    k.push_back(Kernel::make_memory_bound("softmax.bwd", 3 * d.A() * d.e,
-                                          kBackwardFlopsFactor * kSoftmaxFlops * d.A(), t));
-    // S = Q . K^T per head: dQ = dS . K (s, h/a, s) and dK = dS^T . Q (s, h/a, s)
-    k.push_back(Kernel::make_gemm("attn_scores.dq", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
-    k.push_back(Kernel::make_gemm("attn_scores.dk", GemmShape{d.s, d.head_dim(), d.s, d.b * d.a}, t));
-  }
-  push_weight_gemm_backward(k, "qkv", GemmShape{d.tokens(), 3 * d.h / d.t, d.h, 1}, t);
-  k.push_back(layernorm_backward("ln1", d, t, true));
-  return k;
-}
-
 std::vector<Kernel> TransformerModel::embedding_forward() const {
-  const Dims d = dims_of(*this);
-  // gather b*s token rows, read s position rows (shared by the micro-batch), write their sum
-  const double bytes = (2 * d.N() + static_cast<double>(d.s * d.h)) * d.e;
-  return {Kernel::make_memory_bound("embedding", bytes, kEmbeddingFlops * d.N(), dtype_)};
+  const Dims d = dims_of(*this, 0);
+  const bool learned = spec_.position == PositionKind::Learned;
+  // gather b*s token rows (the whole sequence: vocabulary-parallel ranks each write the full
+  // output, zeros outside their shard), read s position rows shared by the micro-batch, write the sum
+  const double bytes = (2 * d.full() + (learned ? static_cast<double>(d.s * d.h) : 0.0)) * d.e;
+  return {Kernel::make_memory_bound("embedding", bytes, learned ? kEmbeddingFlops * d.full() : 0.0, dtype_)};
 }
 
 std::vector<Kernel> TransformerModel::embedding_backward() const {
-  const Dims d = dims_of(*this);
+  const Dims d = dims_of(*this, 0);
+  const bool learned = spec_.position == PositionKind::Learned;
   // read dy; scatter-add into the token-embedding gradient (read + write b*s rows); sum over the
   // micro-batch into the position-embedding gradient (write s rows)
-  const double bytes = (3 * d.N() + static_cast<double>(d.s * d.h)) * d.e;
-  return {Kernel::make_memory_bound("embedding.bwd", bytes, kBackwardFlopsFactor * kEmbeddingFlops * d.N(), dtype_)};
+  const double bytes = (3 * d.full() + (learned ? static_cast<double>(d.s * d.h) : 0.0)) * d.e;
+  return {Kernel::make_memory_bound("embedding.bwd", bytes, kBackwardFlopsFactor * kEmbeddingFlops * d.full(),
+                                    dtype_)};
 }
 
-std::vector<Kernel> TransformerModel::head_forward() const {
-  const Dims d = dims_of(*this);
+std::vector<Kernel> TransformerModel::embedding_dropout_forward() const {
+  if (!spec_.dropout) return {};
+  const Dims d = dims_of(*this, 0);
+  return {Kernel::make_memory_bound("embedding_dropout", d.N() * (2 * d.e + kMaskBytes), kDropoutFlops * d.N(),
+                                    dtype_)};
+}
+
+std::vector<Kernel> TransformerModel::embedding_dropout_backward() const {
+  if (!spec_.dropout) return {};
+  const Dims d = dims_of(*this, 0);
+  return {Kernel::make_memory_bound("embedding_dropout.bwd", d.N() * (2 * d.e + kMaskBytes),
+                                    kBackwardFlopsFactor * kDropoutFlops * d.N(), dtype_)};
+}
+
+std::vector<Kernel> TransformerModel::final_norm_forward() const {
+  const Dims d = dims_of(*this, 0);
+  return {norm_forward("final_ln", d.N(), d.e, spec_.norm, dtype_)};
+}
+
+std::vector<Kernel> TransformerModel::logits_forward() const {
+  const Dims d = dims_of(*this, 0);
   const DType t = dtype_;
-  std::vector<Kernel> k;
-  k.push_back(layernorm_forward("final_ln", d, t));
-  k.push_back(Kernel::make_gemm("logits", GemmShape{d.tokens(), d.V, d.h, 1}, t));
   // Megatron's vocab-parallel cross-entropy on the fp32 logits, pass by pass (priced at the
   // training dtype's peak so that only that dtype needs one; its FLOPs never decide the time).
-  k.push_back(Kernel::make_memory_bound("cross_entropy", d.L() * cross_entropy_forward_bytes_per_logit(d.e),
-                                        kCrossEntropyFlops * d.L(), t));
-  return k;
+  return {Kernel::make_gemm("logits", GemmShape{d.tokens(), d.V, d.h, 1}, t),
+          Kernel::make_memory_bound("cross_entropy", d.L() * cross_entropy_forward_bytes_per_logit(d.e),
+                                    kCrossEntropyFlops * d.L(), t)};
 }
 
-std::vector<Kernel> TransformerModel::head_backward() const {
-  const Dims d = dims_of(*this);
+std::vector<Kernel> TransformerModel::logits_backward() const {
+  const Dims d = dims_of(*this, 0);
   const DType t = dtype_;
   std::vector<Kernel> k;
   k.push_back(Kernel::make_memory_bound("cross_entropy.bwd", d.L() * cross_entropy_backward_bytes_per_logit(d.e),
                                         kCrossEntropyBwdFlops * d.L(), t));
   push_weight_gemm_backward(k, "logits", GemmShape{d.tokens(), d.V, d.h, 1}, t);
-  k.push_back(layernorm_backward("final_ln", d, t, false));
+  return k;
+}
+
+std::vector<Kernel> TransformerModel::final_norm_backward() const {
+  const Dims d = dims_of(*this, 0);
+  return {norm_backward("final_ln", d.N(), d.e, spec_.norm, dtype_, false)};
+}
+
+std::vector<Kernel> TransformerModel::head_forward() const {
+  auto k = final_norm_forward();
+  auto logits = logits_forward();
+  k.insert(k.end(), logits.begin(), logits.end());
+  return k;
+}
+
+std::vector<Kernel> TransformerModel::head_backward() const {
+  auto k = logits_backward();
+  auto norm = final_norm_backward();
+  k.insert(k.end(), norm.begin(), norm.end());
   return k;
 }
 
@@ -307,27 +423,73 @@ Kernel TransformerModel::optimizer_step(double parameters, bool adam, DType prec
                                    o.flops_per_parameter * parameters, arithmetic);
 }
 
-double TransformerModel::parameters_per_layer() const {
-  const auto h = static_cast<double>(spec_.hidden);
-  const auto f = static_cast<double>(spec_.ffn_hidden);
-  const double qkv = 3 * h * h + 3 * h;
-  const double proj = h * h + h;
-  const double fc1 = h * f + f;
-  const double fc2 = f * h + h;
-  const double layernorms = 2 * (2 * h);  // gamma and beta of ln1 and ln2
-  return qkv + proj + fc1 + fc2 + layernorms;  // = 4h^2 + 2hf + 9h + f = 12h^2 + 13h at f = 4h
+double TransformerModel::parameters_per_layer(int layer) const {
+  const auto& w = spec_;
+  const LayerShape shape = w.layer(layer);
+  const double h = w.hidden, a = w.heads, k = shape.kv_heads, d = w.resolved_head_dim(), f = shape.ffn_hidden;
+  const double bias = w.bias ? 1 : 0;
+  const double qkv = h * (a + 2 * k) * d + bias * (a + 2 * k) * d;
+  const double proj = a * d * h + bias * h;
+  const double up = gated(shape.mlp) ? 2 : 1;
+  const double fc1 = h * up * f + bias * up * f;
+  const double fc2 = f * h + bias * h;
+  const double norm = w.norm == NormKind::LayerNorm ? h * (1 + bias) : h;  // scale (+ shift)
+  return qkv + proj + fc1 + fc2 + 2 * norm;  // GPT (f = 4h, a*d = h): 12h^2 + 13h
 }
 
 double TransformerModel::embedding_parameters() const {
-  return (static_cast<double>(spec_.vocab_size) + spec_.seq_length) * static_cast<double>(spec_.hidden);
+  const double position = spec_.position == PositionKind::Learned ? spec_.seq_length : 0;
+  return (static_cast<double>(spec_.vocab_size) + position) * static_cast<double>(spec_.hidden);
 }
 
 double TransformerModel::head_parameters() const {
-  return 2.0 * spec_.hidden;  // final layernorm; the logits weight is the tied token embedding
+  const double h = spec_.hidden;
+  const double norm = spec_.norm == NormKind::LayerNorm ? h * (spec_.bias ? 2 : 1) : h;
+  return norm + (spec_.tie_embeddings ? 0.0 : static_cast<double>(spec_.vocab_size) * h);
 }
 
 double TransformerModel::total_parameters() const {
-  return spec_.layers * parameters_per_layer() + embedding_parameters() + head_parameters();
+  double layers = 0;
+  for (int l = 0; l < spec_.layers; ++l) layers += parameters_per_layer(l);
+  return layers + embedding_parameters() + head_parameters();
+}
+
+double TransformerModel::layer_activation_bytes(int layer, config::Recompute recompute) const {
+  const Dims d = dims_of(*this, layer);
+  const double ea = std::max(d.e, kMinActivationBytes);
+  const LayerShape shape = spec_.layer(layer);
+  // Korthikanti et al. 2022, Table 2, term by term: what each kernel keeps for its backward.
+  const double residual = d.N() * ea;                      // a norm's input, a GEMM's normed input
+  const double masks = spec_.dropout ? 2 * d.N() * kMaskBytes : 0.0;
+  const double attention = (d.Q() + d.KV()) * ea           // Q and K for the scores
+                           + d.KV() * ea                   // V for attn_v
+                           + d.Q() * ea;                   // the projection's input (attention output)
+  const double mlp = d.F() * (gated(shape.mlp) ? 2 : 1) * ea  // the activation's input(s)
+                     + d.F() * ea;                            // fc2's input
+  const double rest = 4 * residual + masks + attention + mlp;
+  // The fused kernel's fp32 logsumexp per query row of this rank's heads; it is never rescaled.
+  const double logsumexp = fused_attention() ? kFp32Bytes * static_cast<double>(d.b * d.a * d.s) : 0.0;
+  // softmax output, dropout mask and dropout output (the input of P.V); without dropout P.V reads
+  // the softmax output.
+  const double scores = fused_attention() ? 0.0 : d.A() * (spec_.dropout ? 2 * ea + kMaskBytes : ea);
+  switch (recompute) {
+    case config::Recompute::Full: return residual;  // the layer input only
+    case config::Recompute::Selective: return rest + logsumexp;
+    case config::Recompute::None: break;
+  }
+  return rest + logsumexp + scores;
+}
+
+double TransformerModel::embedding_activation_bytes() const {
+  const Dims d = dims_of(*this, 0);
+  return spec_.dropout ? d.N() * kMaskBytes : 0.0;
+}
+
+double TransformerModel::head_activation_bytes() const {
+  const Dims d = dims_of(*this, 0);
+  const double ea = std::max(d.e, kMinActivationBytes);
+  // the final norm's input, the logits GEMM's input, the fp32 softmax for the cross-entropy backward
+  return d.N() * ea + d.full() * ea + kFp32Bytes * d.L();
 }
 
 }  // namespace clearfog::workload

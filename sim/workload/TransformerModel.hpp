@@ -1,19 +1,21 @@
 #pragma once
-// A GPT-style transformer broken into the kernels one device runs, for one micro-batch.
-// Pure: no engine, no costs — planners price the kernels with a KernelCostModel.
+// A decoder-only transformer broken into the kernels one device runs, for one micro-batch, and the
+// bytes it keeps for backward. Pure: no engine, no costs — planners price the kernels with a
+// KernelCostModel. The transformer workload type (workload/types/TransformerType.cpp) turns these
+// kernels into the blocks of a model description.
 #include <vector>
 
 #include "config/ScenarioSpec.hpp"
-#include "config/WorkloadSpec.hpp"
 #include "core/DType.hpp"
 #include "kernels/Kernel.hpp"
+#include "workload/types/TransformerSpec.hpp"
 
 namespace clearfog::workload {
 
 /// How one layer is split over a tensor-parallel group (Megatron: Shoeybi et al. 2019).
 struct TensorSharding {
-  int tp = 1;                      // t: heads, MLP hidden and vocabulary split t ways
-  bool sequence_parallel = false;  // layernorm and dropout work on s/t of the sequence
+  int tp = 1;                      // t: heads, KV heads, MLP hidden and vocabulary split t ways
+  bool sequence_parallel = false;  // norms, dropouts and residual adds work on s/t of the sequence
 };
 
 /// Bytes and FLOPs per parameter of one optimizer step (docs/compute-model.md, "Optimizer").
@@ -33,71 +35,79 @@ double cross_entropy_backward_bytes_per_logit(double element_bytes);
 class TransformerModel {
 public:
   /// micro_batch: sequences per pass; dtype: activation/weight arithmetic type. Throws
-  /// clearfog::Error on a non-positive dimension or hidden not divisible by heads; ffn_hidden 0
-  /// becomes 4 * hidden (spec().ffn_hidden then says so).
-  TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype);
-  /// The kernels one rank of a tensor-parallel group runs: QKV and fc1 column-parallel (n / t),
-  /// projection and fc2 row-parallel (k / t), heads / t attention heads, the logits GEMM and
-  /// cross-entropy vocabulary-parallel (V / t). Throws clearfog::Error unless t divides heads.
-  TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype, TensorSharding sharding);
-  /// Same, with the attention kernels chosen: Fused replaces attn_scores, softmax, attn_dropout and
-  /// attn_v by one `attention` kernel (FlashAttention-2 style) and their six backward kernels by
-  /// one `attention.bwd`.
-  TransformerModel(const config::WorkloadSpec& spec, int micro_batch, DType dtype, TensorSharding sharding,
-                   config::Attention attention);
+  /// clearfog::Error on a non-positive dimension, hidden not divisible by heads (without an
+  /// explicit head_dim), heads not divisible by the KV heads, or a tensor-parallel degree that
+  /// does not divide heads, KV heads and every layer's ffn_hidden.
+  TransformerModel(const TransformerSpec& spec, int micro_batch, DType dtype, TensorSharding sharding = {},
+                   config::Attention attention = config::Attention::Unfused);
 
-  /// layer_forward() cut where Megatron's forward all-reduces (g operator) sit: [0] ln1 … proj
-  /// (all-reduce after it), [1] dropout_add1 … dropout_add2 (all-reduce after fc2).
-  [[nodiscard]] std::vector<std::vector<kernels::Kernel>> layer_forward_parts() const;
-  /// layer_backward() cut where the backward all-reduces (f operator) sit: [0] dropout_add2.bwd …
-  /// fc1 (all-reduce of the fc1 input gradient), [1] ln2.bwd … ln1.bwd (all-reduce after qkv).
-  [[nodiscard]] std::vector<std::vector<kernels::Kernel>> layer_backward_parts() const;
+  /// Layer `l`'s forward: attention part (norm, QKV, rotary, attention core, projection: Megatron's
+  /// first all-reduce follows it) and MLP part (residual, norm, MLP, residual: the second follows).
+  [[nodiscard]] std::vector<kernels::Kernel> attention_forward(int layer = 0) const;
+  [[nodiscard]] std::vector<kernels::Kernel> mlp_forward(int layer = 0) const;
+  /// Layer `l`'s backward, cut where the backward all-reduces sit: MLP part (down to the fc1 input
+  /// gradient), then attention part (down to the QKV input gradient and the first norm).
+  [[nodiscard]] std::vector<kernels::Kernel> mlp_backward(int layer = 0) const;
+  [[nodiscard]] std::vector<kernels::Kernel> attention_backward(int layer = 0) const;
+  /// The two parts one after the other.
+  [[nodiscard]] std::vector<kernels::Kernel> layer_forward(int layer = 0) const;
+  [[nodiscard]] std::vector<kernels::Kernel> layer_backward(int layer = 0) const;
   /// Selective recomputation (Korthikanti et al. 2022): the attention core re-run in backward
   /// (attn_scores, softmax, attn_dropout, attn_v). Empty with fused attention: its backward kernel
   /// recomputes the scores itself (and is priced with that work), so there is nothing more to re-run.
-  [[nodiscard]] std::vector<kernels::Kernel> attention_core_forward() const;
-  [[nodiscard]] const TensorSharding& sharding() const { return sharding_; }
-  [[nodiscard]] config::Attention attention() const { return attention_; }
+  [[nodiscard]] std::vector<kernels::Kernel> attention_core_forward(int layer = 0) const;
 
-  /// Kernels of one transformer layer's forward pass (layernorm, QKV, attention scores,
-  /// softmax, attention over V, projection, dropout/residual, layernorm, MLP fc1, GeLU, fc2, ...).
-  [[nodiscard]] std::vector<kernels::Kernel> layer_forward() const;
-  /// Backward of one layer: for each GEMM a data-gradient and a weight-gradient GEMM,
-  /// memory-bound backward ops for the rest.
-  [[nodiscard]] std::vector<kernels::Kernel> layer_backward() const;
-  /// Token + position embedding lookup (forward) and its gradient scatter (backward).
+  /// Token (+ learned position) embedding lookup; backward: the scatter-add into the embedding
+  /// gradients.
   [[nodiscard]] std::vector<kernels::Kernel> embedding_forward() const;
   [[nodiscard]] std::vector<kernels::Kernel> embedding_backward() const;
-  /// Final layernorm, logits GEMM against the (tied) embedding, softmax cross-entropy.
+  /// The embedding's dropout (on the sequence shard with sequence parallelism); empty without dropout.
+  [[nodiscard]] std::vector<kernels::Kernel> embedding_dropout_forward() const;
+  [[nodiscard]] std::vector<kernels::Kernel> embedding_dropout_backward() const;
+  /// Final norm; logits GEMM and vocabulary-parallel softmax cross-entropy; their backward.
+  [[nodiscard]] std::vector<kernels::Kernel> final_norm_forward() const;
+  [[nodiscard]] std::vector<kernels::Kernel> logits_forward() const;
+  [[nodiscard]] std::vector<kernels::Kernel> logits_backward() const;
+  [[nodiscard]] std::vector<kernels::Kernel> final_norm_backward() const;
+  /// final_norm_forward() + logits_forward(), and logits_backward() + final_norm_backward().
   [[nodiscard]] std::vector<kernels::Kernel> head_forward() const;
   [[nodiscard]] std::vector<kernels::Kernel> head_backward() const;
+
   /// One optimizer step over `parameters` parameters trained in `precision`, as one memory-bound
   /// kernel with the traffic of optimizer_traffic(); priced at `arithmetic`'s peak (fp32 where the
   /// accelerator has it; the step stays memory-bound either way).
   [[nodiscard]] static kernels::Kernel optimizer_step(double parameters, bool adam, DType precision,
                                                       DType arithmetic);
 
-  /// Parameters of one transformer layer: 4h^2 + 2hf + 9h + f, i.e. 12h^2 + 13h at f = 4h
-  /// (Megatron Eq. 2's per-layer part).
-  [[nodiscard]] double parameters_per_layer() const;
-  /// Token (V*h) plus position (s*h) embeddings.
+  /// Parameters of the model (not per device), docs/workloads.md: attention h(a + 2k)d + a·d·h,
+  /// MLP (2 or 3)·h·f, norms, and biases when the model has them; 12h^2 + 13h for a GPT layer.
+  [[nodiscard]] double parameters_per_layer(int layer = 0) const;
+  /// Token (V*h) plus learned position (s*h) embeddings.
   [[nodiscard]] double embedding_parameters() const;
-  /// Final layernorm (2h).
+  /// Final norm, plus the output projection (V*h) when the embeddings are not tied.
   [[nodiscard]] double head_parameters() const;
   [[nodiscard]] double total_parameters() const;
 
-  [[nodiscard]] const config::WorkloadSpec& spec() const { return spec_; }
+  /// Bytes layer `l` keeps for its backward, one micro-batch, this device, under `recompute`
+  /// (Korthikanti et al. 2022, Table 2, generalized; docs/workloads.md).
+  [[nodiscard]] double layer_activation_bytes(int layer, config::Recompute recompute) const;
+  [[nodiscard]] double embedding_activation_bytes() const;
+  [[nodiscard]] double head_activation_bytes() const;
+
+  [[nodiscard]] const TransformerSpec& spec() const { return spec_; }
   [[nodiscard]] int micro_batch() const { return micro_batch_; }
   [[nodiscard]] DType dtype() const { return dtype_; }
+  [[nodiscard]] const TensorSharding& sharding() const { return sharding_; }
+  [[nodiscard]] config::Attention attention() const { return attention_; }
 
 private:
   [[nodiscard]] bool fused_attention() const { return attention_ == config::Attention::Fused; }
 
-  config::WorkloadSpec spec_;
+  TransformerSpec spec_;
   int micro_batch_;
   DType dtype_;
   TensorSharding sharding_;
-  config::Attention attention_ = config::Attention::Unfused;
+  config::Attention attention_;
 };
 
 }  // namespace clearfog::workload

@@ -11,6 +11,7 @@
 #include "config/ConfigLoader.hpp"
 #include "config/DocumentReader.hpp"
 #include "core/Errors.hpp"
+#include "support/TestPlatforms.hpp"
 #include "support/ConfigDiagnostics.hpp"
 
 using namespace clearfog;
@@ -98,8 +99,8 @@ TEST_CASE("config::Loader: checks a scenario against its platform", "[config]") 
     const auto diags = diagnostics_of([&] { load_scenario(file); });
     REQUIRE(diags.size() == 1);
     check_diagnostic(diags[0], file, 9, 7, "parallelism.pp",
-                     "workload.layers 2 is not divisible by pp*virtual_stages = 4*1 = 4; give "
-                     "parallelism.layer_split or change pp");
+                     "the workload's 2 layers are not divisible by pp*virtual_stages = 4*1 = 4; give "
+                     "parallelism.layer_split, parallelism.partition: balanced, or change pp");
   }
   SECTION("layer_split of the wrong length and sum, interleaved with m % pp != 0") {
     const auto file = fixture("bad/layer_split.yaml");
@@ -108,7 +109,7 @@ TEST_CASE("config::Loader: checks a scenario against its platform", "[config]") 
     std::string all;
     for (const auto& d : diags) all += d.message + "\n";
     CHECK_THAT(all, Contains("must have pp*virtual_stages = 2*2 = 4 entries, got 3"));
-    CHECK_THAT(all, Contains("entries sum to 3, must equal workload.layers 2"));
+    CHECK_THAT(all, Contains("entries sum to 3, must equal the workload's 2 layers"));
     CHECK_THAT(all, Contains("micro-batches per pipeline (3) to be a multiple of pp 2"));
   }
   SECTION("batch not divisible, precision without a peak") {
@@ -159,6 +160,26 @@ TEST_CASE("config::Loader: checks references", "[config]") {
   }
 }
 
+TEST_CASE("config::Loader: transformer shapes that do not divide are located errors", "[config]") {
+  SECTION("the workload's own keys") {
+    const auto file = fixture("bad/transformer_shapes.yaml");
+    const auto diags = diagnostics_of([&] { load_workload(file); });
+    REQUIRE(diags.size() == 2);
+    check_diagnostic(diags[0], file, 7, 11, "kv_heads",
+                     "kv_heads 3 must divide heads 8 (each key/value head serves heads/kv_heads query heads)");
+    check_diagnostic(diags[1], file, 11, 5, "overrides[0]", "covers layers 3 to 4, but the model has layers 0 to 3");
+  }
+  SECTION("against tensor and sequence parallelism: validate rejects what the planner cannot split") {
+    const auto file = fixture("bad/transformer_tp.yaml");
+    const auto diags = diagnostics_of([&] { load_scenario(file); });
+    REQUIRE(diags.size() == 3);
+    check_diagnostic(diags[0], file, 18, 7, "parallelism.tp", "tp 4 must divide the workload's kv_heads 2");
+    check_diagnostic(diags[1], file, 18, 7, "parallelism.tp", "tp 4 must divide the workload's ffn_hidden 4097");
+    check_diagnostic(diags[2], file, 19, 22, "parallelism.sequence_parallel",
+                     "seq_length 130 must be divisible by tp 4");
+  }
+}
+
 TEST_CASE("config::Loader: reports every error of a file at once", "[config]") {
   const auto file = fixture("bad/several_errors.yaml");
   const auto diags = diagnostics_of([&] { load_scenario(file); });
@@ -193,7 +214,7 @@ TEST_CASE("config::Loader: remembers which values were given and which defaulted
   CHECK(workload->at("ffn_hidden").is_derived());
 
   const auto s = load_scenario(fixture("good/scenario.yaml"));
-  CHECK(s.workload.ffn_hidden == 4 * s.workload.hidden);
+  CHECK(test::transformer(s.workload).ffn_hidden == 4 * test::transformer(s.workload).hidden);
   CHECK(s.training.precision == DType::bf16);
   CHECK(s.training.optimizer == Optimizer::Adam);
   CHECK(s.parallelism.tp == 1);

@@ -46,7 +46,7 @@ TEST_CASE("config::ConfigReference: lists, records and conditions are rendered",
   const std::string platform = render_key_table(DocumentKind::Platform, true);
   // Tables with conditional keys get a "used when" column; the others do not.
   CHECK_THAT(platform, Contains("| key | type | default | allowed | used when | description |"));
-  CHECK_THAT(render_key_table(DocumentKind::Workload, true), !Contains("used when"));
+  CHECK_THAT(render_key_table(DocumentKind::Accelerator, true), !Contains("used when"));
   CHECK_THAT(platform, Contains("| `node.torus.dims` | list of integers | required | each >= 1, at most 4096 | "
                                 "node.topology is torus |"));
   CHECK_THAT(platform, Contains("| `node.custom.switches` | list of strings | `[]` | names | node.topology is custom |"));

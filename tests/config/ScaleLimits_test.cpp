@@ -2,6 +2,7 @@
 // above it with the memory it would need, and totals over several keys are checked.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "config/KeyTable.hpp"
@@ -14,7 +15,16 @@ TEST_CASE("config::ScaleLimits: every limit names a declared integer key", "[con
   // A key renamed in a key table without its limit would silently lose the limit.
   for (const KeyLimit& limit : key_limits()) {
     INFO(kind_name(limit.kind) << " " << limit.path);
-    const KeySpec* spec = KeyTable::of(limit.kind).find(limit.path);
+    // "overrides[].first": the field of a list of records.
+    const std::string path(limit.path);
+    const auto brackets = path.find("[].");
+    const KeySpec* spec = KeyTable::of(limit.kind).find(path.substr(0, brackets));
+    if (spec && brackets != std::string::npos) {
+      const std::string field = path.substr(brackets + 3);
+      const auto it = std::find_if(spec->fields.begin(), spec->fields.end(),
+                                   [&](const KeySpec& f) { return f.path == field; });
+      spec = it == spec->fields.end() ? nullptr : &*it;
+    }
     REQUIRE(spec != nullptr);
     CHECK(spec->type == KeyType::Integer);
     CHECK(limit.max >= 1);

@@ -147,6 +147,58 @@ TEST_CASE("kernels::BlockedGemm: L2 re-reads and HBM reuse follow the L2 capacit
   }
 }
 
+TEST_CASE("kernels::BlockedGemm: operands smaller than their matrix move their footprint (implicit GEMM)",
+          "[kernels]") {
+  // An implicit-GEMM 3x3 convolution multiplies a 9x larger im2col view of its input: with B
+  // resident in L2 the HBM traffic is the compulsory footprint, A's being 1/9 of m*k.
+  auto acc = four_units(1e12);
+  acc.sram_shared_B = 1e6;
+  acc.sram_shared_bandwidth_Bps = 1e13;
+  const BlockedGemmModel model(acc);
+  const double e = dtype_bytes(DType::bf16);
+  const long long m = 4096, n = 64, k = 9 * 64;
+  GemmShape conv{m, n, k, 1};
+  conv.a_elements = static_cast<double>(m) * 64;  // the image: 64 channels per output pixel
+  const auto dense = model.estimate(GemmShape{m, n, k, 1}, DType::bf16);
+  const auto implicit = model.estimate(conv, DType::bf16);
+  CHECK(dense.hbm_bytes == Approx(static_cast<double>(m * k + k * n + m * n) * e));
+  CHECK(implicit.hbm_bytes == Approx((static_cast<double>(m) * 64 + static_cast<double>(k * n + m * n)) * e));
+  // L2 still serves every tile its whole im2col panel.
+  CHECK(implicit.l2_bytes == Approx(dense.l2_bytes));
+  const auto kernel = kernels::Kernel::make_gemm("conv", conv, DType::bf16);
+  CHECK(kernel.bytes == Approx(implicit.hbm_bytes));
+  CHECK(kernel.flops == 2.0 * m * n * k);
+}
+
+TEST_CASE("kernels::BlockedGemm: split-K fills idle units with slices of k and sums them after", "[kernels]") {
+  // One 64x64 output tile over a long k keeps one of four units busy. Split in s slices, s
+  // tiles of k/s run in ceil(s/4) waves, then a memory-bound kernel reads s fp32 partials and
+  // writes C: at unlimited bandwidth (no launch overhead) the sum is free and s = 4 is fastest
+  // (s = 8 takes two waves of k/8: the same time, and ties keep the fewer slices).
+  const BlockedGemmModel model(four_units(kUnlimited));
+  const long long k = 1 << 16;
+  GemmShape wgrad{kTile, kTile, k, 1};
+  const auto whole = model.estimate(wgrad, DType::bf16);
+  CHECK(whole.split_k == 1);
+  CHECK(whole.time_s == Approx(tile_seconds(k)));
+  wgrad.split_k = true;
+  const auto split = model.estimate(wgrad, DType::bf16);
+  CHECK(split.split_k == kUnits);
+  CHECK(split.time_s == Approx(tile_seconds(k / kUnits)));
+  CHECK(split.flops_per_s == Approx(2.0 * kTile * kTile * k / split.time_s));
+  SECTION("the sum of the slices is priced as a memory-bound kernel") {
+    auto acc = four_units(1e11);
+    acc.launch_overhead_s = 3e-6;
+    const BlockedGemmModel slow(acc);
+    const auto est = slow.estimate(wgrad, DType::bf16);
+    REQUIRE(est.split_k > 1);
+    const double c = static_cast<double>(kTile) * kTile;
+    const double sum_bytes = c * (4.0 * static_cast<double>(est.split_k) + dtype_bytes(DType::bf16));
+    CHECK(est.reduction_s == Approx(3e-6 + sum_bytes / 1e11));
+    CHECK(est.time_s < slow.estimate(GemmShape{kTile, kTile, k, 1}, DType::bf16).time_s);
+  }
+}
+
 TEST_CASE("kernels::BlockedGemm: memory-bound kernels run at the level their bytes fit in", "[kernels]") {
   auto acc = four_units(1e12);
   acc.sram_shared_B = 1e6;

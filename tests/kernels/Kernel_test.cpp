@@ -37,3 +37,25 @@ TEST_CASE("kernels::Kernel: a memory-bound op keeps the given bytes and FLOPs", 
   SECTION("negative bytes") { CHECK_THROWS_AS(Kernel::make_memory_bound("x", -1, 0, DType::fp16), Error); }
   SECTION("negative flops") { CHECK_THROWS_AS(Kernel::make_memory_bound("x", 0, -1, DType::fp16), Error); }
 }
+
+TEST_CASE("kernels::Kernel: matrix-product FLOPs of GEMMs, and of memory-bound kernels their model FLOPs", "[kernels]") {
+  const Kernel gemm = Kernel::make_gemm("g", GemmShape{8, 8, 8, 1}, DType::bf16);
+  CHECK(gemm.matmul_flops() == 2.0 * 8 * 8 * 8);
+  Kernel norm = Kernel::make_memory_bound("ln", 1000, 250, DType::fp16);
+  CHECK(norm.model_flops == 0);
+  CHECK(norm.matmul_flops() == 0);
+  // A depthwise convolution runs as a memory-bound kernel but does the model's multiply-adds.
+  Kernel depthwise = Kernel::make_memory_bound("dw", 1000, 900, DType::fp16);
+  depthwise.model_flops = 900;
+  CHECK(depthwise.matmul_flops() == 900);
+}
+
+TEST_CASE("kernels::Kernel: a GEMM moves its operands' footprints when they are given", "[kernels]") {
+  GemmShape s{100, 10, 90, 2};
+  s.a_elements = 1000;  // the image an implicit GEMM reads instead of its 100 x 90 im2col view
+  const Kernel conv = Kernel::make_gemm("conv", s, DType::fp16);
+  CHECK(conv.bytes == (1000.0 + 90 * 10 + 100 * 10) * 2 * 2);
+  CHECK(conv.flops == 2.0 * 100 * 10 * 90 * 2);
+  s.b_elements = -1;
+  CHECK_THROWS_AS(Kernel::make_gemm("bad", s, DType::fp16), Error);
+}

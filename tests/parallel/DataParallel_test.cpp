@@ -3,43 +3,21 @@
 // iteration's compute time is the closed form of Korthikanti Eq. 7 divided by R.
 #include <catch2/catch.hpp>
 
-#include "engine/ForkedRun.hpp"
-#include "parallel/DataParallelPlanner.hpp"
-#include "report/StepMetrics.hpp"
+#include "support/PlanRun.hpp"
 #include "support/TestPlatforms.hpp"
-#include "topology/ClusterTopology.hpp"
-#include "workload/ModelFlops.hpp"
 
 using namespace clearfog;
+using test::ComputeOnlyModel;
 
 namespace {
 
-constexpr double kRate = 100e12;  // FLOP/s of the compute-only model
-
-class ComputeOnlyModel final : public kernels::KernelCostModel {
-public:
-  [[nodiscard]] kernels::KernelCost cost(const kernels::Kernel& k) const override {
-    return {k.kind == kernels::KernelKind::Gemm ? k.flops / kRate : 0.0, kernels::Bound::Compute};
-  }
-  [[nodiscard]] std::string name() const override { return "compute-only"; }
-};
+constexpr double kRate = test::kGemmRate;
 
 double ring_all_reduce_s(int p, double n, double bandwidth_Bps, double alpha_s) {
   return 2.0 * (p - 1) * alpha_s + 2.0 * (p - 1) / p * n / bandwidth_Bps;
 }
 
-struct Run {
-  parallel::StepPlan step;
-  report::StepMetrics metrics;
-};
-
-Run simulate(const config::ScenarioSpec& s) {
-  Run run;
-  run.step = parallel::plan_data_parallel_step(s, ComputeOnlyModel{}, parallel::plain_ring_reduction(s.parallelism.dp));
-  const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), run.step.plan);
-  run.metrics = report::compute_step_metrics(s, run.step, result);
-  return run;
-}
+test::PlanRun simulate(const config::ScenarioSpec& s) { return test::plan_and_run(s, ComputeOnlyModel{}); }
 
 /// micro_batch 8 makes one micro-batch's backward (~1 ms at kRate) long enough to hide the
 /// gradient all-reduce (26 MB at 100 GB/s, ~0.5 ms) once it is split into buckets.
@@ -56,9 +34,19 @@ config::ScenarioSpec scenario(int dp, double bucket_B, int micro_batch = 2) {
   return s;
 }
 
-/// Parameters: Megatron Eq. 2 plus the final layernorm (2h), which Eq. 2 leaves out.
-double parameters(const config::WorkloadSpec& w) {
-  return workload::megatron_parameter_count(w) + 2.0 * w.hidden;
+/// Parameters: Megatron SC21 Eq. 2, P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)), plus the final
+/// layernorm (2h), which Eq. 2 leaves out.
+double parameters(const config::WorkloadSpec& workload) {
+  const auto& w = test::transformer(workload);
+  const double l = w.layers, s = w.seq_length, h = w.hidden, V = w.vocab_size;
+  return 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h)) + 2 * h;
+}
+
+/// Korthikanti Eq. 7: model FLOPs of an iteration over `B` sequences.
+double eq7_flops(const config::WorkloadSpec& workload, double B) {
+  const auto& w = test::transformer(workload);
+  const double l = w.layers, s = w.seq_length, h = w.hidden, V = w.vocab_size;
+  return 72 * B * l * s * h * h * (1 + s / (6 * h) + V / (12 * h * l));
 }
 
 }  // namespace
@@ -76,9 +64,9 @@ TEST_CASE("parallel::GradientBuckets: buckets close at the cap and never split a
   CHECK(parallel::make_gradient_buckets(t, 1e9).size() == 1);
 }
 
-TEST_CASE("parallel::DataParallel: gradients cover every parameter once", "[parallel]") {
+TEST_CASE("parallel::plan_step, data parallel: gradients cover every parameter once", "[parallel]") {
   const auto s = scenario(4, 25e6);
-  const auto step = parallel::plan_data_parallel_step(s, ComputeOnlyModel{}, parallel::plain_ring_reduction(s.parallelism.dp));
+  const auto step = parallel::plan_step(s, ComputeOnlyModel{}, parallel::plain_group_collectives(s.parallelism.dp));
   CHECK(step.gradient_bytes == Approx(2.0 * parameters(s.workload)).epsilon(1e-12));
   double in_buckets = 0;
   for (const auto& b : step.buckets) in_buckets += b.bytes;
@@ -86,13 +74,13 @@ TEST_CASE("parallel::DataParallel: gradients cover every parameter once", "[para
   REQUIRE_NOTHROW(program::check_plan(step.plan));
 }
 
-TEST_CASE("parallel::DataParallel: one bucket cannot overlap, step = compute + all-reduce",
+TEST_CASE("parallel::plan_step, data parallel: one bucket cannot overlap, step = compute + all-reduce",
           "[parallel][simulation]") {
   for (int dp : {2, 4, 8}) {
     const auto s = scenario(dp, 1e12);
     const auto run = simulate(s);
     REQUIRE(run.step.buckets.size() == 1);
-    const double compute_s = workload::model_flops_per_iteration(s.workload, s.global_batch_per_replica()) / kRate;
+    const double compute_s = eq7_flops(s.workload, s.global_batch_per_replica()) / kRate;
     const double all_reduce_s = ring_all_reduce_s(dp, 2.0 * parameters(s.workload), 100e9, 2e-6);
     INFO("dp = " << dp);
     CHECK(run.metrics.compute_busy_s == Approx(compute_s).epsilon(1e-6));
@@ -101,7 +89,7 @@ TEST_CASE("parallel::DataParallel: one bucket cannot overlap, step = compute + a
   }
 }
 
-TEST_CASE("parallel::DataParallel: many buckets hide communication behind backward", "[parallel][simulation]") {
+TEST_CASE("parallel::plan_step, data parallel: many buckets hide communication behind backward", "[parallel][simulation]") {
   const int dp = 8;
   const auto one = simulate(scenario(dp, 1e12, 8));
   const auto many = simulate(scenario(dp, 4e6, 8));

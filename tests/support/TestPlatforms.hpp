@@ -1,6 +1,7 @@
 #pragma once
 // Platforms and scenarios built in code for tests that must not depend on shipped YAML files.
 #include "config/ScenarioSpec.hpp"
+#include "workload/types/TransformerType.hpp"
 
 namespace clearfog::test {
 
@@ -31,9 +32,8 @@ inline config::PlatformSpec switch_platform(int devices, double bandwidth_Bps, d
 }
 
 /// A small GPT (4 layers, hidden 512, 8 heads, sequence 256, vocabulary 1024).
-inline config::WorkloadSpec small_gpt() {
-  config::WorkloadSpec w;
-  w.name = "small gpt";
+inline workload::TransformerSpec small_gpt_spec() {
+  workload::TransformerSpec w;
   w.layers = 4;
   w.hidden = 512;
   w.heads = 8;
@@ -41,6 +41,21 @@ inline config::WorkloadSpec small_gpt() {
   w.seq_length = 256;
   w.vocab_size = 1024;
   return w;
+}
+inline config::WorkloadSpec small_gpt() { return workload::make_transformer_workload("small gpt", small_gpt_spec()); }
+
+/// The transformer parameters of a workload (tests read and change them).
+inline const workload::TransformerSpec& transformer(const config::WorkloadSpec& w) {
+  return w.as<workload::TransformerSpec>();
+}
+/// `w` with its transformer parameters changed by `change`.
+template <typename Change>
+config::WorkloadSpec with_transformer(const config::WorkloadSpec& w, Change change) {
+  auto spec = transformer(w);
+  change(spec);
+  auto out = workload::make_transformer_workload(w.name, spec);
+  out.source = w.source;
+  return out;
 }
 
 }  // namespace clearfog::test

@@ -10,8 +10,9 @@
 
 #include "config/ConfigLoader.hpp"
 #include "kernels/BlockedGemmModel.hpp"
-#include "workload/MemoryEstimate.hpp"
+#include "parallel/MemoryEstimate.hpp"
 #include "workload/TransformerModel.hpp"
+#include "workload/types/TransformerType.hpp"
 
 using namespace clearfog;
 using clearfog::config::Attention;
@@ -23,9 +24,8 @@ using clearfog::workload::TransformerModel;
 namespace {
 
 // Megatron SC21 Table 1's 7.5B model at sequence length `s`.
-config::WorkloadSpec gpt_7_5b(int s) {
-  config::WorkloadSpec w;
-  w.name = "gpt-7.5b";
+workload::TransformerSpec gpt_7_5b(int s) {
+  workload::TransformerSpec w;
   w.layers = 36;
   w.hidden = 4096;
   w.heads = 32;
@@ -75,8 +75,8 @@ TEST_CASE("workload::TransformerModel: fused attention replaces the four attenti
                                  "fc1.wgrad", "ln2.bwd", "dropout_add1.bwd", "proj.dgrad", "proj.wgrad",
                                  "attention.bwd", "qkv.dgrad", "qkv.wgrad", "ln1.bwd"});
   // The all-reduce cuts stay where they were.
-  CHECK(model.layer_forward_parts()[0].back().name == "proj");
-  CHECK(model.layer_backward_parts()[0].back().name == "fc1.wgrad");
+  CHECK(model.attention_forward().back().name == "proj");
+  CHECK(model.mlp_backward().back().name == "fc1.wgrad");
   // Selective recomputation has nothing to re-run: the fused backward recomputes the scores.
   CHECK(model.attention_core_forward().empty());
   const TransformerModel unfused(gpt_7_5b(2048), 1, DType::bf16, TensorSharding{8, true});
@@ -139,7 +139,7 @@ TEST_CASE("workload::TransformerModel: on an A100 fused attention beats the unfu
   }
 }
 
-TEST_CASE("workload::activation_bytes_per_layer: fused attention drops Korthikanti's 5as/h term, keeps a logsumexp",
+TEST_CASE("workload::TransformerModel: fused attention drops Korthikanti's 5as/h term, keeps a logsumexp",
           "[workload][memory]") {
   const auto w = gpt_7_5b(2048);
   const int b = 4;
@@ -149,7 +149,7 @@ TEST_CASE("workload::activation_bytes_per_layer: fused attention drops Korthikan
     const double t = tp;
     for (const bool sp : {false, true}) {
       auto act = [&](R r, Attention attention, DType precision) {
-        return workload::activation_bytes_per_layer(w, b, precision, tp, sp, r, attention);
+        return TransformerModel(w, b, precision, TensorSharding{tp, sp}, attention).layer_activation_bytes(0, r);
       };
       INFO("tp=" << tp << " sp=" << sp);
       // 16-bit: the softmax output (2as^2b), dropout mask (as^2b) and dropout output (2as^2b) per
@@ -158,9 +158,10 @@ TEST_CASE("workload::activation_bytes_per_layer: fused attention drops Korthikan
       const double logsumexp = 4 * b * a * s / t;
       CHECK(act(R::None, Attention::Unfused, DType::bf16) - act(R::None, Attention::Fused, DType::bf16) ==
             Approx(scores - logsumexp).epsilon(1e-12));
-      // 4-byte activations double the Table 2 count, not the fp32 logsumexp.
+      // 4-byte activations double the softmax output and the dropout output, not the one-byte mask
+      // (9 instead of 5 bytes per score) nor the fp32 logsumexp.
       CHECK(act(R::None, Attention::Unfused, DType::fp32) - act(R::None, Attention::Fused, DType::fp32) ==
-            Approx(2 * scores - logsumexp).epsilon(1e-12));
+            Approx(scores * 9 / 5 - logsumexp).epsilon(1e-12));
       // Selective recomputation already dropped the term; fused keeps the logsumexp instead of recomputing.
       CHECK(act(R::Selective, Attention::Fused, DType::bf16) ==
             Approx(act(R::Selective, Attention::Unfused, DType::bf16) + logsumexp).epsilon(1e-12));
@@ -169,21 +170,20 @@ TEST_CASE("workload::activation_bytes_per_layer: fused attention drops Korthikan
     }
   }
   // The default is unfused: Korthikanti's Table 2 unchanged.
-  CHECK(workload::activation_bytes_per_layer(w, b, DType::bf16, 1, false, R::None) ==
-        Approx(sbh * (34 + 5 * a * s / h)));
+  CHECK(TransformerModel(w, b, DType::bf16).layer_activation_bytes(0, R::None) == Approx(sbh * (34 + 5 * a * s / h)));
 }
 
-TEST_CASE("workload::estimate_memory: fused attention saves l times the per-layer difference", "[workload][memory]") {
+TEST_CASE("parallel::estimate_memory: fused attention saves l times the per-layer difference", "[workload][memory]") {
   config::ScenarioSpec sc;
   sc.name = "gpt-7.5b";
   sc.platform.accelerator.memory_capacity_B = 80e9;
-  sc.workload = gpt_7_5b(2048);
+  sc.workload = workload::make_transformer_workload("gpt-7.5b", gpt_7_5b(2048));
   sc.training.global_batch = 16;
   sc.training.micro_batch = 2;
   sc.parallelism.dp = 8;
-  const auto unfused = workload::estimate_memory(sc);
+  const auto unfused = parallel::estimate_memory(sc);
   sc.training.attention = Attention::Fused;
-  const auto fused = workload::estimate_memory(sc);
+  const auto fused = parallel::estimate_memory(sc);
   const double l = 36, b = 2, s = 2048, h = 4096, a = 32;
   CHECK(unfused.activations_B - fused.activations_B == Approx(l * (s * b * h * 5 * a * s / h - 4 * b * a * s)));
   CHECK(unfused.weights_B + unfused.gradients_B + unfused.optimizer_B ==

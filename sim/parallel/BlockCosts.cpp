@@ -1,0 +1,97 @@
+#include "parallel/BlockCosts.hpp"
+
+#include <algorithm>
+
+namespace clearfog::parallel {
+
+double BlockPricing::forward_s() const {
+  double t = 0;
+  for (const auto& s : forward) t += s.time_s;
+  return t;
+}
+
+double BlockPricing::backward_s() const {
+  double t = 0;
+  for (const auto& s : backward) t += s.time_s;
+  return t;
+}
+
+BlockCosts::BlockCosts(const workload::ModelDescription& model, const kernels::KernelCostModel& costs)
+    : costs_(costs) {
+  for (const auto& block : model.blocks) {
+    const auto known = std::find(type_names_.begin(), type_names_.end(), block.type);
+    if (known != type_names_.end()) {
+      type_of_block_.push_back(static_cast<std::size_t>(known - type_names_.begin()));
+      continue;
+    }
+    const std::size_t type = type_names_.size();
+    type_names_.push_back(block.type);
+    type_checkpointable_.push_back(block.checkpointable);
+    type_of_block_.push_back(type);
+    BlockPricing p;
+    for (const auto& s : block.forward)
+      p.forward.push_back({s.name, price(s.kernels, type, PassKind::Forward, block.type + ".forward." + s.name), s.comm,
+                           s.kernels.size()});
+    for (const auto& s : block.backward)
+      p.backward.push_back({s.name, price(s.kernels, type, PassKind::Backward, block.type + ".backward." + s.name),
+                            s.comm, s.kernels.size()});
+    p.selective_s = price(block.selective_recompute, type, PassKind::Recompute, block.type + ".recompute");
+    pricing_.push_back(std::move(p));
+  }
+  accumulation_priced_.assign(type_names_.size(), false);
+}
+
+double BlockCosts::price(const std::vector<kernels::Kernel>& kernels, std::size_t type, PassKind pass,
+                         const std::string& name) {
+  double total_s = 0;
+  for (const auto& k : kernels) {
+    const auto cost = costs_.cost(k);
+    total_s += cost.time_s;
+    rows_.push_back(Row{PricedKernel{name, k, cost, 0}, type, pass});
+  }
+  return total_s;
+}
+
+std::vector<double> BlockCosts::block_times() const {
+  std::vector<double> t;
+  for (std::size_t b = 0; b < type_of_block_.size(); ++b) t.push_back(of(b).forward_s() + of(b).backward_s());
+  return t;
+}
+
+double BlockCosts::accumulation_s(std::size_t block, const std::vector<workload::ParamTensor>& tensors,
+                                  DType precision) {
+  constexpr double kAccessesPerElement = 3;  // read the sum, read the new gradient, write the sum
+  const double element_B = dtype_bytes(precision);
+  std::vector<kernels::Kernel> kernels;
+  for (const auto& t : tensors)
+    kernels.push_back(kernels::Kernel::make_memory_bound("grad_accumulate." + t.name,
+                                                         t.elements * kAccessesPerElement * element_B, t.elements,
+                                                         precision));
+  const std::size_t type = type_of_block_.at(block);
+  if (accumulation_priced_[type]) {
+    double total_s = 0;
+    for (const auto& k : kernels) total_s += costs_.cost(k).time_s;
+    return total_s;
+  }
+  accumulation_priced_[type] = true;
+  return price(kernels, type, PassKind::Accumulate, type_names_[type] + ".backward.grad_accumulation");
+}
+
+std::vector<PricedKernel> BlockCosts::table(const std::vector<int>& blocks_of_type, int micro_batches,
+                                            config::Recompute recompute) const {
+  const bool full_recompute = recompute == config::Recompute::Full;
+  std::vector<PricedKernel> out;
+  for (const auto& row : rows_) {
+    if (row.pass == PassKind::Recompute && recompute != config::Recompute::Selective) continue;
+    const int blocks = blocks_of_type.at(row.type);
+    int passes = micro_batches;
+    if (row.pass == PassKind::Accumulate) passes = std::max(0, micro_batches - 1);
+    if (row.pass == PassKind::Forward && full_recompute && type_checkpointable_[row.type]) passes *= 2;
+    PricedKernel k = row.kernel;
+    k.runs = blocks * passes;
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace clearfog::parallel

@@ -1,0 +1,143 @@
+#include "parallel/MemoryEstimate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/Errors.hpp"
+#include "kernels/BlockedGemmModel.hpp"
+#include "parallel/BlockCosts.hpp"
+#include "parallel/PipelineSchedule.hpp"
+#include "parallel/StepPlanner.hpp"
+#include "workload/WorkloadType.hpp"
+
+namespace clearfog::parallel {
+
+namespace {
+
+// Bytes per parameter of the model states (ZeRO paper, Rajbhandari et al. SC20, Sec. 3.1).
+struct StateBytes {
+  double weights, gradients, adam, sgd;
+};
+// fp16/bf16/fp8 training: 16-bit working weights and gradients; fp32 master copy + Adam's m and v
+// (12) or + SGD's momentum (8). FP8 training (Transformer Engine) keeps 16-bit weights and casts.
+constexpr StateBytes kMixedPrecision{2, 2, 12, 8};
+// fp32/tf32 training: the weights are the master copy; Adam adds m and v, SGD the momentum.
+constexpr StateBytes kFullPrecision{4, 4, 8, 4};
+
+StateBytes state_bytes(DType precision) {
+  switch (precision) {
+    case DType::fp16:
+    case DType::bf16:
+    case DType::fp8: return kMixedPrecision;
+    case DType::fp32:
+    case DType::tf32: return kFullPrecision;
+    case DType::int8: break;
+  }
+  throw Error(fmt::format("estimate_memory: {} is not a training precision (fp32, tf32, fp16, bf16, fp8)",
+                          dtype_name(precision)));
+}
+
+PipelineScheduleKind schedule_kind(const config::ParallelismSpec& par) {
+  if (par.pp == 1) return PipelineScheduleKind::OneFOneB;
+  switch (par.schedule) {
+    case config::PipelineSchedule::GPipe: return PipelineScheduleKind::GPipe;
+    case config::PipelineSchedule::OneFOneB: return PipelineScheduleKind::OneFOneB;
+    case config::PipelineSchedule::Interleaved: return PipelineScheduleKind::Interleaved;
+  }
+  return PipelineScheduleKind::OneFOneB;
+}
+
+}  // namespace
+
+ModelStates model_state_bytes(double parameters, DType precision, config::Optimizer optimizer, int zero_stage, int dp) {
+  const StateBytes per_param = state_bytes(precision);
+  const double n = dp;
+  ModelStates m;
+  m.weights_B = per_param.weights * parameters / (zero_stage >= 3 ? n : 1.0);
+  m.gradients_B = per_param.gradients * parameters / (zero_stage >= 2 ? n : 1.0);
+  m.optimizer_B = (optimizer == config::Optimizer::Adam ? per_param.adam : per_param.sgd) * parameters /
+                  (zero_stage >= 1 ? n : 1.0);
+  return m;
+}
+
+double peak_stage_activations(const config::ScenarioSpec& scenario, int stage,
+                              const std::vector<double>& chunk_activation_B) {
+  const auto& par = scenario.parallelism;
+  const auto kind = schedule_kind(par);
+  const PipelineShape shape{par.pp, scenario.micro_batches_per_replica(),
+                            kind == PipelineScheduleKind::Interleaved ? par.virtual_stages : 1};
+  double held = 0, peak = 0;
+  for (const auto& step : pipeline_schedule(kind, shape, stage)) {
+    const double bytes = chunk_activation_B.at(static_cast<std::size_t>(step.chunk));
+    if (step.pass == PipelineStep::Pass::Forward) {
+      held += bytes;
+      peak = std::max(peak, held);
+    } else {
+      held -= bytes;
+    }
+  }
+  return peak;
+}
+
+MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
+  const auto& par = scenario.parallelism;
+  const auto& training = scenario.training;
+  const StateBytes per_param = state_bytes(training.precision);  // rejects int8
+  const auto model = workload::describe(scenario);
+  std::vector<double> block_time_s;
+  if (partition_of(scenario) == config::StagePartition::Balanced && par.layer_split.empty())
+    block_time_s = BlockCosts(model, kernels::BlockedGemmModel(scenario.platform.accelerator)).block_times();
+  const auto chunks = scenario_chunks(scenario, model, block_time_s);
+  const auto policy = workload::policy_index(training.recompute);
+
+  // Each stage's own parameters: a tied tensor is a copy of its own only on another stage than
+  // its origin's (as the planner holds them).
+  std::vector<int> stage_of_block(model.blocks.size(), 0);
+  for (std::size_t k = 0; k < chunks.size(); ++k)
+    for (std::size_t b = chunks[k].begin; b < chunks[k].end; ++b) stage_of_block[b] = static_cast<int>(k) % par.pp;
+  std::vector<double> parameters(static_cast<std::size_t>(par.pp), 0.0);
+  double largest_block = 0, largest_checkpointed = 0;
+  for (std::size_t b = 0; b < model.blocks.size(); ++b) {
+    const auto& block = model.blocks[b];
+    for (const auto& p : block.params) {
+      if (!p.tied_to.empty() &&
+          stage_of_block[model.block_index(p.tied_to.substr(0, p.tied_to.find('.')))] == stage_of_block[b])
+        continue;
+      parameters[stage_of_block[b]] += p.elements;
+    }
+    largest_block = std::max(largest_block, block.device_parameters());
+    if (block.checkpointable)
+      largest_checkpointed =
+          std::max(largest_checkpointed, block.saved_activation_B[workload::policy_index(config::Recompute::None)]);
+  }
+
+  MemoryEstimate worst;
+  for (int s = 0; s < par.pp; ++s) {
+    std::vector<double> chunk_activation(static_cast<std::size_t>(par.virtual_stages), 0.0);
+    for (std::size_t k = static_cast<std::size_t>(s); k < chunks.size(); k += static_cast<std::size_t>(par.pp))
+      for (std::size_t b = chunks[k].begin; b < chunks[k].end; ++b)
+        chunk_activation[k / static_cast<std::size_t>(par.pp)] += model.blocks[b].saved_activation_B[policy];
+    const ModelStates states =
+        model_state_bytes(parameters[s], training.precision, training.optimizer, par.zero_stage, par.dp);
+    MemoryEstimate m;
+    m.stage = s;
+    m.weights_B = states.weights_B;
+    m.gradients_B = states.gradients_B;
+    m.optimizer_B = states.optimizer_B;
+    m.activations_B = peak_stage_activations(scenario, s, chunk_activation);
+    // DDP all-reduces gradients bucket by bucket. The gradients themselves are counted once (as
+    // with gradient_as_bucket_view); on top, the bucket being reduced needs one bucket of staging
+    // space. A stage smaller than a bucket has one bucket of its whole gradient; one replica none.
+    m.buffers_B = par.dp > 1 ? std::min(training.bucket_size_B, per_param.gradients * parameters[s]) : 0.0;
+    // Full recomputation re-creates one block's activations at a time during backward.
+    if (training.recompute == config::Recompute::Full) m.buffers_B += largest_checkpointed;
+    // ZeRO-3 gathers one block's parameters at a time, with the next one prefetched.
+    if (par.zero_stage >= 3 && par.dp > 1) m.buffers_B += 2 * per_param.weights * largest_block;
+    m.capacity_B = scenario.platform.accelerator.memory_capacity_B;
+    if (s == 0 || m.total_B() > worst.total_B()) worst = m;
+  }
+  return worst;
+}
+
+}  // namespace clearfog::parallel

@@ -1,0 +1,47 @@
+#pragma once
+// Per-device memory of a training layout, summed from the model description: the model states of
+// each pipeline stage's parameters (ZeRO paper, Rajbhandari et al. SC20, Sec. 3.1), the
+// activations its blocks keep for the micro-batches its schedule holds in flight (Korthikanti et
+// al. 2022, Table 2, term by term), and communication and recomputation buffers. The most loaded
+// stage is reported. Sources and derivations: docs/compute-model.md ("Memory per device").
+#include <vector>
+
+#include "config/ScenarioSpec.hpp"
+#include "parallel/StagePartition.hpp"
+#include "workload/ModelDescription.hpp"
+
+namespace clearfog::parallel {
+
+struct MemoryEstimate {
+  double weights_B = 0;          // 16-bit (or fp32) working weights
+  double gradients_B = 0;        // gradients in the training precision
+  double optimizer_B = 0;        // fp32 master weights + optimizer moments
+  double activations_B = 0;      // stored for backward, all micro-batches in flight
+  double buffers_B = 0;          // communication buckets and temporaries
+  double capacity_B = 0;         // device memory
+  int stage = 0;                 // the pipeline stage these figures belong to
+  [[nodiscard]] double total_B() const {
+    return weights_B + gradients_B + optimizer_B + activations_B + buffers_B;
+  }
+  [[nodiscard]] bool fits() const { return total_B() <= capacity_B; }
+};
+
+/// Estimate for the most loaded device of the scenario. Throws clearfog::Error for a precision
+/// that is not a training one (int8).
+MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario);
+
+/// Model states of `parameters` parameters on one device, mixed-precision (ZeRO paper Sec. 3.1:
+/// 2 + 2 + 12 bytes per parameter with Adam), sharded over `dp` ranks by ZeRO stage 0 … 3.
+struct ModelStates {
+  double weights_B = 0, gradients_B = 0, optimizer_B = 0;
+  [[nodiscard]] double total_B() const { return weights_B + gradients_B + optimizer_B; }
+};
+ModelStates model_state_bytes(double parameters, DType precision, config::Optimizer optimizer, int zero_stage, int dp);
+
+/// The largest sum of activations `stage` holds at once: walking its schedule, a chunk's forward
+/// adds `chunk_activation_B[chunk]` (indexed by the stage's chunk 0 … v-1) until its backward
+/// removes it.
+double peak_stage_activations(const config::ScenarioSpec& scenario, int stage,
+                              const std::vector<double>& chunk_activation_B);
+
+}  // namespace clearfog::parallel

@@ -1,0 +1,459 @@
+#include "parallel/StepPlanner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/Errors.hpp"
+#include "workload/TransformerModel.hpp"
+#include "workload/WorkloadType.hpp"
+
+namespace clearfog::parallel {
+
+using config::CollectiveOp;
+using program::Category;
+using program::OpIndex;
+using program::Stream;
+
+namespace {
+
+PipelineScheduleKind schedule_kind(const config::ParallelismSpec& par) {
+  if (par.pp == 1) return PipelineScheduleKind::OneFOneB;
+  switch (par.schedule) {
+    case config::PipelineSchedule::GPipe: return PipelineScheduleKind::GPipe;
+    case config::PipelineSchedule::OneFOneB: return PipelineScheduleKind::OneFOneB;
+    case config::PipelineSchedule::Interleaved: return PipelineScheduleKind::Interleaved;
+  }
+  return PipelineScheduleKind::OneFOneB;
+}
+
+/// The collective ops of `points` that are active, with equal op sequences merged and their
+/// bytes summed (a fused chunk runs one collective for all its layers' points).
+std::vector<std::pair<std::vector<CollectiveOp>, double>> merged_points(const std::vector<workload::CommPoint>& points) {
+  std::vector<std::pair<std::vector<CollectiveOp>, double>> merged;
+  for (const auto& p : points) {
+    if (!p.active()) continue;
+    const auto same = std::find_if(merged.begin(), merged.end(), [&](const auto& m) { return m.first == p.ops; });
+    if (same != merged.end())
+      same->second += p.bytes;
+    else
+      merged.emplace_back(p.ops, p.bytes);
+  }
+  return merged;
+}
+
+}  // namespace
+
+std::vector<BlockRange> scenario_chunks(const config::ScenarioSpec& scenario, const workload::ModelDescription& model,
+                                        const std::vector<double>& block_time_s) {
+  const auto& par = scenario.parallelism;
+  return partition_blocks(model, par.pp * par.virtual_stages, partition_of(scenario), par.layer_split, block_time_s);
+}
+
+StepPlan plan_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
+                   const GroupCollectives& collectives, const PlanOptions& options) {
+  return detail::StepPlanner(scenario, costs, collectives, options).plan();
+}
+
+namespace detail {
+
+StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
+                         const GroupCollectives& collectives, const PlanOptions& options)
+    : scenario_(scenario),
+      collectives_(collectives),
+      options_(options),
+      model_(workload::describe(scenario)),
+      costs_(model_, costs),
+      cost_model_(costs),
+      tp_(scenario.parallelism.tp),
+      pp_(scenario.parallelism.pp),
+      dp_(scenario.parallelism.dp),
+      v_(scenario.parallelism.virtual_stages),
+      chunks_(pp_ * v_),
+      m_(scenario.micro_batches_per_replica()),
+      element_B_(dtype_bytes(scenario.training.precision)),
+      grid_(scenario.parallelism),
+      kind_(schedule_kind(scenario.parallelism)) {}
+
+StepPlan StepPlanner::plan() {
+  assign_blocks();
+  price_stages();
+  step_.tp = tp_;
+  step_.pp = pp_;
+  step_.virtual_stages = v_;
+  step_.micro_batches = m_;
+  const PipelineShape shape{pp_, m_, kind_ == PipelineScheduleKind::Interleaved ? v_ : 1};
+  step_.ideal_bubble = pp_ > 1 ? ideal_bubble_fraction(kind_, shape) : 0.0;
+  step_.p2p_bytes = pp_ > 1 ? p2p_bytes(0) : 0.0;
+  step_.plan.ranks.resize(static_cast<std::size_t>(std::max(grid_.size(), collectives_.endpoints)));
+  step_.stage_of_rank.assign(static_cast<std::size_t>(grid_.size()), 0);
+  // Point-to-point tags: one per (direction, source chunk, micro-batch, replica, tensor rank).
+  p2p_base_ = tags_.allocate(2ull * static_cast<std::uint64_t>(chunks_) * m_ * dp_ * tp_);
+  // ZeRO-2/3 keep only a shard of the accumulated gradients: every micro-batch's backward pass
+  // reduce-scatters its own. ZeRO-3 also shards the parameters and gathers them unit by unit.
+  reduce_every_pass_ = scenario_.parallelism.zero_stage >= 2 && dp_ > 1;
+  gather_parameters_ = scenario_.parallelism.zero_stage >= 3 && dp_ > 1;
+  gathers_.emplace(step_.plan, tags_, collectives_);
+  const auto ranks = static_cast<std::size_t>(grid_.size());
+  ready_.assign(ranks, {});
+  pass_ready_.assign(ranks, {});
+  last_backward_.assign(ranks, {});
+  synced_.assign(ranks, {});
+  // Stage by stage, pass by pass in schedule order, and replica by replica inside a pass, so that
+  // the collectives over a data group (ZeRO) find every member's ops already laid out. Each rank's
+  // ops still follow its schedule; point-to-point messages match by tag, whatever the order.
+  for (int s = 0; s < pp_; ++s) lay_out_stage(s);
+  reduce_data_groups();
+  sum_tied_copies();
+  optimizer_steps();
+  sum_figures();
+  return std::move(step_);
+}
+
+// ---- Phase 1: blocks on chunks, parameters, prices --------------------------------------------
+
+void StepPlanner::assign_blocks() {
+  chunk_blocks_ = scenario_chunks(scenario_, model_, costs_.block_times());
+  chunk_of_block_.assign(model_.blocks.size(), 0);
+  for (int k = 0; k < chunks_; ++k)
+    for (std::size_t b = chunk_blocks_[k].begin; b < chunk_blocks_[k].end; ++b) chunk_of_block_[b] = k;
+  // A tied tensor on the stage of its origin is the origin itself (its gradient accumulates in
+  // place); on another stage it is a copy of its own, summed with the origin after the reduction.
+  own_params_.assign(model_.blocks.size(), {});
+  for (std::size_t b = 0; b < model_.blocks.size(); ++b) {
+    const int stage = stage_of_chunk(chunk_of_block_[b]);
+    for (const auto& p : model_.blocks[b].params) {
+      if (!p.tied_to.empty()) {
+        const auto dot = p.tied_to.find('.');
+        const std::size_t origin = model_.block_index(p.tied_to.substr(0, dot));
+        const int origin_stage = stage_of_chunk(chunk_of_block_[origin]);
+        if (origin_stage == stage) continue;
+        tied_.push_back(TiedCopy{origin_stage, stage, p.elements, model_.blocks[origin].name});
+      }
+      own_params_[b].push_back(p);
+    }
+  }
+}
+
+void StepPlanner::price_stages() {
+  const auto& training = scenario_.training;
+  const bool accumulate = !training.grad_accumulation_fusion && m_ > 1;
+  accumulate_s_.assign(model_.blocks.size(), 0.0);
+  stage_parameters_.assign(static_cast<std::size_t>(pp_), 0.0);
+  std::vector<double> stage_fwd(pp_, 0), stage_bwd(pp_, 0), stage_rec(pp_, 0);
+  std::vector<std::vector<int>> type_count(pp_, std::vector<int>(costs_.type_count(), 0));
+  // Per micro-batch on average: the first micro-batch writes its gradients, the others accumulate.
+  const double mean_accumulate = m_ > 1 ? (m_ - 1.0) / m_ : 0.0;
+  const bool full = training.recompute == config::Recompute::Full;
+  const bool selective = training.recompute == config::Recompute::Selective;
+  for (std::size_t b = 0; b < model_.blocks.size(); ++b) {
+    const int s = stage_of_chunk(chunk_of_block_[b]);
+    const auto& block = model_.blocks[b];
+    const auto& price = costs_.of(b);
+    if (accumulate) accumulate_s_[b] = costs_.accumulation_s(b, own_params_[b], training.precision);
+    for (const auto& p : own_params_[b]) stage_parameters_[s] += p.elements;
+    const double recompute = full && block.checkpointable ? price.forward_s() : selective ? price.selective_s : 0.0;
+    stage_fwd[s] += price.forward_s();
+    stage_bwd[s] += price.backward_s() + recompute + mean_accumulate * accumulate_s_[b];
+    stage_rec[s] += recompute;
+    ++type_count[s][costs_.type_of(b)];
+  }
+  int busiest = 0;
+  for (int s = 0; s < pp_; ++s)
+    if (stage_fwd[s] + stage_bwd[s] > stage_fwd[busiest] + stage_bwd[busiest]) busiest = s;
+  step_.forward_s = stage_fwd[busiest];
+  step_.backward_s = stage_bwd[busiest];
+  step_.recompute_s = stage_rec[busiest];
+  std::vector<int> runs_of_type(costs_.type_count(), 0);
+  for (std::size_t t = 0; t < runs_of_type.size(); ++t)
+    for (int s = 0; s < pp_; ++s) runs_of_type[t] = std::max(runs_of_type[t], type_count[s][t]);
+  step_.kernels = costs_.table(runs_of_type, m_, training.recompute);
+
+  // The optimizer step of each stage on its (ZeRO-sharded) parameters; the update runs in fp32
+  // where the chip has fp32 arithmetic (it is memory-bound either way).
+  const auto& accelerator = scenario_.platform.accelerator;
+  const DType update_dtype = accelerator.supports(DType::fp32) ? DType::fp32 : training.precision;
+  const bool adam = training.optimizer == config::Optimizer::Adam;
+  const double shard = scenario_.parallelism.zero_stage >= 1 ? dp_ : 1;
+  optimizer_s_.assign(static_cast<std::size_t>(pp_), 0.0);
+  int slowest = 0;
+  for (int s = 0; s < pp_; ++s) {
+    const auto kernel =
+        workload::TransformerModel::optimizer_step(stage_parameters_[s] / shard, adam, training.precision, update_dtype);
+    optimizer_s_[s] = cost_model_.cost(kernel).time_s;
+    if (optimizer_s_[s] > optimizer_s_[slowest]) slowest = s;
+  }
+  step_.optimizer_s = optimizer_s_[slowest];
+  step_.price(cost_model_,
+              {workload::TransformerModel::optimizer_step(stage_parameters_[slowest] / shard, adam, training.precision,
+                                                          update_dtype)},
+              "optimizer", 1);
+}
+
+// ---- Phase 2: passes ---------------------------------------------------------------------------
+
+void StepPlanner::lay_out_stage(int s) {
+  members_.assign(static_cast<std::size_t>(dp_), {});
+  last_.assign(static_cast<std::size_t>(dp_), {});
+  for (int d = 0; d < dp_; ++d) {
+    members_[d] = grid_.tensor_group(d, s);
+    for (int r : members_[d]) step_.stage_of_rank[r] = s;
+  }
+  const PipelineShape shape{pp_, m_, kind_ == PipelineScheduleKind::Interleaved ? v_ : 1};
+  for (const auto& st : pipeline_schedule(kind_, shape, s)) {
+    const int k = st.chunk * pp_ + s;
+    for (auto& l : last_) l.clear();
+    const bool forward = st.pass == PipelineStep::Pass::Forward;
+    if (forward)
+      forward_chunk(s, k, st.micro_batch);
+    else
+      backward_chunk(s, k, st.micro_batch);
+    for (int d = 0; d < dp_; ++d)
+      for (std::size_t i = 0; i < members_[d].size(); ++i) last_backward_[members_[d][i]] = {last_[d][i]};
+    if (reduce_every_pass_ && !forward) {
+      for (int t = 0; t < tp_; ++t) {
+        const auto group = grid_.data_group(s, t);
+        reduce_gradients(group, pass_ready_, fmt::format("mb{}.c{}.t{}", st.micro_batch, k, t));
+        for (int r : group) pass_ready_[r].clear();
+      }
+    }
+  }
+}
+
+void StepPlanner::forward_chunk(int s, int k, int mb) {
+  const std::string prefix = fmt::format("mb{}.c{}", mb, k);
+  if (k > 0)
+    for (int d = 0; d < dp_; ++d) receive(s, d, 0, k - 1, mb, prefix + ".recv_act");
+  const auto& range = chunk_blocks_[k];
+  for (std::size_t b = range.begin; b < range.end;) {
+    if (options_.fuse_chunk_layers && model_.blocks[b].checkpointable) {
+      std::size_t e = b;
+      double params = 0, seconds = 0;
+      std::vector<workload::CommPoint> points;
+      for (; e < range.end && model_.blocks[e].checkpointable; ++e) {
+        for (const auto& p : own_params_[e]) params += p.elements;
+        for (const auto& seg : costs_.of(e).forward) {
+          seconds += seg.time_s;
+          points.push_back(seg.comm);
+        }
+      }
+      unit(s, params, prefix + ".layers.fwd", [&](int d) {
+        compute(d, Category::Forward, prefix + ".layers.fwd", seconds);
+        tensor_collectives(d, points, prefix + ".tp.fwd", Category::TensorParallelComm);
+      });
+      b = e;
+      continue;
+    }
+    const std::string name = fmt::format("mb{}.{}.fwd", mb, model_.blocks[b].name);
+    double params = 0;
+    for (const auto& p : own_params_[b]) params += p.elements;
+    unit(s, params, name, [&](int d) { run_segments(d, costs_.of(b).forward, Category::Forward, name, 0.0); });
+    ++b;
+  }
+  if (k < chunks_ - 1)
+    for (int d = 0; d < dp_; ++d) send(s, d, 0, k, k + 1, mb, prefix + ".send_act");
+}
+
+void StepPlanner::backward_chunk(int s, int k, int mb) {
+  const std::string prefix = fmt::format("mb{}.c{}", mb, k);
+  const auto recompute = scenario_.training.recompute;
+  // Unfused accumulation: every micro-batch after the first adds its gradients to the sum.
+  const double accumulating = mb > 0 ? 1.0 : 0.0;
+  if (k < chunks_ - 1)
+    for (int d = 0; d < dp_; ++d) receive(s, d, 1, k + 1, mb, prefix + ".recv_grad");
+  const auto& range = chunk_blocks_[k];
+  for (std::size_t end = range.end; end > range.begin;) {
+    const std::size_t last = end - 1;
+    if (options_.fuse_chunk_layers && model_.blocks[last].checkpointable) {
+      std::size_t first = last;
+      while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
+      double params = 0, forward_s = 0, selective_s = 0, backward_s = 0;
+      std::vector<workload::CommPoint> forward_points, backward_points;
+      for (std::size_t b = first; b <= last; ++b) {
+        for (const auto& p : own_params_[b]) params += p.elements;
+        const auto& price = costs_.of(b);
+        for (const auto& seg : price.forward) forward_points.push_back(seg.comm);
+        for (const auto& seg : price.backward) backward_points.push_back(seg.comm);
+        forward_s += price.forward_s();
+        selective_s += price.selective_s;
+        backward_s += price.backward_s() + accumulating * accumulate_s_[b];
+      }
+      unit(s, params, prefix + ".layers.bwd", [&](int d) {
+        if (recompute == config::Recompute::Full) {
+          compute(d, Category::Recompute, prefix + ".layers.recompute", forward_s);
+          tensor_collectives(d, forward_points, prefix + ".tp.recompute", Category::TensorParallelComm);
+        } else if (recompute == config::Recompute::Selective && selective_s > 0) {
+          compute(d, Category::Recompute, prefix + ".layers.recompute", selective_s);
+        }
+        compute(d, Category::Backward, prefix + ".layers.bwd", backward_s);
+        tensor_collectives(d, backward_points, prefix + ".tp.bwd", Category::TensorParallelComm);
+        for (std::size_t b = last + 1; b-- > first;) record_gradients(d, b, mb, units_);
+      });
+      end = first;
+      continue;
+    }
+    const auto& block = model_.blocks[last];
+    const auto& price = costs_.of(last);
+    const std::string name = fmt::format("mb{}.{}", mb, block.name);
+    double params = 0;
+    for (const auto& p : own_params_[last]) params += p.elements;
+    unit(s, params, name + ".bwd", [&](int d) {
+      if (recompute == config::Recompute::Full && block.checkpointable)
+        run_segments(d, price.forward, Category::Recompute, name + ".re", 0.0);
+      else if (recompute == config::Recompute::Selective && price.selective_s > 0)
+        compute(d, Category::Recompute, name + ".re.core", price.selective_s);
+      run_segments(d, price.backward, Category::Backward, name + ".bwd", accumulating * accumulate_s_[last]);
+      record_gradients(d, last, mb, units_);
+    });
+    end = last;
+  }
+  if (k > 0)
+    for (int d = 0; d < dp_; ++d) send(s, d, 1, k, k - 1, mb, prefix + ".send_grad");
+}
+
+void StepPlanner::run_segments(int d, const std::vector<PricedSegment>& segments, Category category,
+                               const std::string& prefix, double extra_s) {
+  // Segments run back to back share one compute op until a collective separates them.
+  struct Group {
+    std::string name;
+    double time_s = 0;
+    std::size_t kernels = 0;
+    const workload::CommPoint* comm = nullptr;
+  };
+  std::vector<Group> groups(1);
+  for (const auto& seg : segments) {
+    auto& g = groups.back();
+    if (g.kernels == 0 && seg.kernels > 0) g.name = seg.name;
+    g.time_s += seg.time_s;
+    g.kernels += seg.kernels;
+    if (seg.comm.active()) {
+      g.comm = &seg.comm;
+      groups.emplace_back();
+    }
+  }
+  const auto computing = std::count_if(groups.begin(), groups.end(), [](const Group& g) { return g.kernels > 0; });
+  std::size_t last_computing = groups.size();
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (groups[i].kernels > 0) last_computing = i;
+  if (last_computing == groups.size() && extra_s > 0) {  // nothing else to carry it
+    groups.back().kernels = 1;
+    last_computing = groups.size() - 1;
+  }
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const auto& g = groups[i];
+    if (g.kernels > 0)
+      compute(d, category, computing > 1 ? prefix + "." + g.name : prefix,
+              g.time_s + (i == last_computing ? extra_s : 0.0));
+    if (g.comm) tensor_collectives(d, {*g.comm}, prefix + "." + g.comm->name, Category::TensorParallelComm);
+  }
+}
+
+void StepPlanner::compute(int d, Category category, const std::string& name, double seconds) {
+  auto& after = last_[d];
+  std::vector<OpIndex> ops(members_[d].size());
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    std::vector<OpIndex> dep;
+    if (!after.empty()) dep.push_back(after[i]);
+    if (const auto gathered = gathers_->take(members_[d][i])) dep.push_back(*gathered);
+    ops[i] = step_.plan.ranks[members_[d][i]].add_compute(Stream::Compute, category, name, seconds, dep);
+  }
+  after = ops;
+}
+
+void StepPlanner::tensor_collectives(int d, const std::vector<workload::CommPoint>& points, const std::string& name,
+                                     Category category) {
+  if (tp_ == 1) return;
+  for (const auto& [ops, bytes] : merged_points(points)) {
+    for (const CollectiveOp op : ops) {
+      auto request = collectives_.request(op, members_[d], bytes);
+      request.stream = Stream::Compute;
+      request.category = category;
+      request.name = fmt::format("{}.{}", name, config::collective_op_name(op));
+      request.deps.assign(members_[d].size(), {});
+      for (std::size_t i = 0; i < members_[d].size(); ++i)
+        if (!last_[d].empty()) request.deps[i] = {last_[d][i]};
+      last_[d] = collectives::append_collective(step_.plan, request, tags_);
+    }
+  }
+}
+
+double StepPlanner::p2p_bytes(int chunk) const {
+  const auto& block = model_.blocks[chunk_blocks_[chunk].end - 1];
+  // Between stages each tensor rank sends its 1/t of the activation when the sequence is already
+  // sharded (sequence parallelism) or with Narayanan et al.'s scatter/gather, which then re-forms
+  // the whole tensor with an all-gather over the receiver's tensor group (NVLink); else the whole
+  // tensor.
+  const bool sharded = tp_ > 1 && (!block.output_replicated || scenario_.parallelism.scatter_gather);
+  return block.output_B / (sharded ? tp_ : 1);
+}
+
+std::uint64_t StepPlanner::p2p_tag(int direction, int chunk, int mb, int d, int t) const {
+  return p2p_base_ + ((((static_cast<std::uint64_t>(direction) * chunks_ + chunk) * m_ + mb) * dp_ + d) * tp_ + t);
+}
+
+void StepPlanner::receive(int s, int d, int direction, int from_chunk, int mb, const std::string& name) {
+  // Activations (direction 0) come from the previous chunk, gradients (1) from the next; either
+  // way the tensor is the boundary between the lower chunk and the one above it.
+  const int boundary = direction == 0 ? from_chunk : from_chunk - 1;
+  const double bytes = p2p_bytes(boundary);
+  last_[d].resize(members_[d].size());
+  for (std::size_t i = 0; i < members_[d].size(); ++i) {
+    const int t = static_cast<int>(i);
+    const int src = grid_.rank(d, stage_of_chunk(from_chunk), t);
+    last_[d][i] = step_.plan.ranks[members_[d][i]].add_exchange(
+        Stream::Compute, Category::PipelineComm, name, {},
+        {program::Transfer{src, bytes, p2p_tag(direction, from_chunk, mb, d, t)}});
+  }
+  const auto& block = model_.blocks[chunk_blocks_[boundary].end - 1];
+  if (tp_ == 1 || !block.output_replicated || !scenario_.parallelism.scatter_gather) return;
+  (void)s;
+  auto request = collectives_.request(CollectiveOp::AllGather, members_[d], block.output_B);
+  request.stream = Stream::Compute;
+  request.category = Category::PipelineComm;
+  request.name = name + ".allgather";
+  request.deps.assign(members_[d].size(), {});
+  for (std::size_t i = 0; i < members_[d].size(); ++i) request.deps[i] = {last_[d][i]};
+  last_[d] = collectives::append_collective(step_.plan, request, tags_);
+}
+
+void StepPlanner::send(int s, int d, int direction, int k, int to_chunk, int mb, const std::string& name) {
+  (void)s;
+  const double bytes = p2p_bytes(direction == 0 ? k : to_chunk);
+  for (std::size_t i = 0; i < members_[d].size(); ++i) {
+    const int t = static_cast<int>(i);
+    const int dst = grid_.rank(d, stage_of_chunk(to_chunk), t);
+    step_.plan.ranks[members_[d][i]].add_exchange(Stream::Comm, Category::PipelineComm, name,
+                                                  {program::Transfer{dst, bytes, p2p_tag(direction, k, mb, d, t)}}, {},
+                                                  {last_[d][i]});
+  }
+}
+
+template <typename Ops>
+void StepPlanner::unit(int s, double device_params, const std::string& name, const Ops& ops_of_replica) {
+  // One unit of parameters (a block or a fused run of them) on every replica: under ZeRO-3 each
+  // data group first gathers its parameters and the unit's first compute op waits for them.
+  if (gather_parameters_)
+    for (int t = 0; t < tp_; ++t)
+      gathers_->gather(grid_.data_group(s, t), device_params * element_B_, fmt::format("{}.t{}.gather", name, t));
+  for (int d = 0; d < dp_; ++d) ops_of_replica(d);
+  ++units_;
+  if (gather_parameters_)
+    for (int d = 0; d < dp_; ++d)
+      for (std::size_t i = 0; i < members_[d].size(); ++i) gathers_->release(members_[d][i], last_[d][i]);
+}
+
+void StepPlanner::record_gradients(int d, std::size_t block, int mb, int unit) {
+  // The gradients of replica d's members are ready after its latest op.
+  for (std::size_t i = 0; i < members_[d].size(); ++i) {
+    for (const auto& p : own_params_[block]) {
+      const ReadyGradient g{last_[d][i], p.elements * element_B_, model_.blocks[block].name + "." + p.name, unit};
+      if (mb == m_ - 1) ready_[members_[d][i]].push_back(g);
+      if (reduce_every_pass_) pass_ready_[members_[d][i]].push_back(g);
+    }
+  }
+}
+
+}  // namespace detail
+
+}  // namespace clearfog::parallel

@@ -1,0 +1,141 @@
+#pragma once
+// Plans one training iteration of any workload described by a model description, with tensor x
+// pipeline x data parallelism (Megatron-LM: Shoeybi et al. 2019, Narayanan et al. SC21,
+// Korthikanti et al. 2022) and ZeRO/FSDP sharding (Rajbhandari et al. SC20); plain data
+// parallelism is the case tp = pp = 1 (PyTorch DDP: Li et al. VLDB 2020). Pure: produces a
+// program::Plan; the driver supplies priced collectives. Model and equations: docs/parallelism.md.
+//
+// Phases: the description is priced per block type (BlockCosts), its blocks assigned to model
+// chunks (StagePartition); each stage's passes are laid out in its schedule's order (compute,
+// tensor-parallel collectives, pipeline sends and receives, ZeRO-3 gathers); then the gradient
+// reductions, the sum of tied parameters across stages and the optimizer steps follow
+// (StepPlannerSync.cpp); figures are summed from the priced blocks.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/TagAllocator.hpp"
+#include "config/ScenarioSpec.hpp"
+#include "kernels/Kernel.hpp"
+#include "parallel/BlockCosts.hpp"
+#include "parallel/DeviceGrid.hpp"
+#include "parallel/GroupCollectives.hpp"
+#include "parallel/ParameterGathers.hpp"
+#include "parallel/PipelineSchedule.hpp"
+#include "parallel/StagePartition.hpp"
+#include "parallel/StepPlan.hpp"
+#include "workload/ModelDescription.hpp"
+
+namespace clearfog::parallel {
+
+struct PlanOptions {
+  /// One compute op and one tensor-parallel collective (of the summed bytes) per pass of a model
+  /// chunk's checkpointable blocks instead of per block: far fewer events for thousands of
+  /// devices, the same busy times.
+  bool fuse_chunk_layers = false;
+};
+
+/// Plans `scenario`'s iteration. Throws clearfog::Error for a layout the workload cannot take
+/// (the scenario checks reject these first).
+StepPlan plan_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
+                   const GroupCollectives& collectives, const PlanOptions& options = {});
+
+/// The blocks of each model chunk for `scenario` (pp x virtual stages, model order), as the
+/// planner and the memory estimate split them.
+std::vector<BlockRange> scenario_chunks(const config::ScenarioSpec& scenario, const workload::ModelDescription& model,
+                                        const std::vector<double>& block_time_s);
+
+namespace detail {
+
+/// A parameter tensor a device holds as its own (tied copies on the same stage as their origin
+/// are not), with the op after which its gradient is complete.
+struct ReadyGradient {
+  program::OpIndex op = 0;
+  double bytes = 0;
+  std::string name;
+  int unit = 0;  // the ZeRO-3 / FSDP unit (block or fused run) it belongs to
+};
+
+/// Tied parameters whose origin and copy sit on different pipeline stages (Megatron's embedding
+/// and logits weight): their gradients are summed between the two after the data-parallel
+/// reduction.
+struct TiedCopy {
+  int origin_stage = 0, copy_stage = 0;
+  double elements = 0;  // per device
+  std::string name;
+};
+
+class StepPlanner {
+public:
+  StepPlanner(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
+              const GroupCollectives& collectives, const PlanOptions& options);
+  StepPlan plan();
+
+private:
+  // Phase 1: chunks, own parameters, accumulation and optimizer prices (StepPlanner.cpp).
+  void assign_blocks();
+  void price_stages();
+  // Phase 2: each stage's passes in schedule order (StepPlanner.cpp).
+  void lay_out_stage(int stage);
+  void forward_chunk(int stage, int chunk, int mb);
+  void backward_chunk(int stage, int chunk, int mb);
+  void run_segments(int d, const std::vector<PricedSegment>& segments, program::Category category,
+                    const std::string& prefix, double extra_s);
+  void compute(int d, program::Category category, const std::string& name, double seconds);
+  void tensor_collectives(int d, const std::vector<workload::CommPoint>& points, const std::string& name,
+                          program::Category category);
+  void receive(int stage, int d, int direction, int from_chunk, int mb, const std::string& name);
+  void send(int stage, int d, int direction, int chunk, int to_chunk, int mb, const std::string& name);
+  template <typename Ops>
+  void unit(int stage, double device_params, const std::string& name, const Ops& ops_of_replica);
+  void record_gradients(int d, std::size_t block, int mb, int unit);
+  // Phase 3: reductions, tied parameters, optimizer (StepPlannerSync.cpp).
+  void reduce_gradients(const std::vector<int>& group, const std::vector<std::vector<ReadyGradient>>& lists,
+                        const std::string& label);
+  [[nodiscard]] std::vector<GradientBucket> buckets_of(const std::vector<ReadyGradient>& list) const;
+  void reduce_data_groups();
+  void sum_tied_copies();
+  void optimizer_steps();
+  void sum_figures();
+
+  [[nodiscard]] int stage_of_chunk(int chunk) const { return chunk % pp_; }
+  [[nodiscard]] double p2p_bytes(int chunk) const;
+  [[nodiscard]] std::uint64_t p2p_tag(int direction, int chunk, int mb, int d, int t) const;
+
+  const config::ScenarioSpec& scenario_;
+  const GroupCollectives& collectives_;
+  PlanOptions options_;
+  workload::ModelDescription model_;
+  BlockCosts costs_;
+  const kernels::KernelCostModel& cost_model_;
+  int tp_, pp_, dp_, v_, chunks_, m_;
+  double element_B_;
+  DeviceGrid grid_;
+  PipelineScheduleKind kind_;
+  StepPlan step_;
+  collectives::TagAllocator tags_;
+  std::optional<ParameterGathers> gathers_;
+  std::uint64_t p2p_base_ = 0;
+  int units_ = 0;  // parameter units laid out so far (ZeRO-3 buckets)
+  bool reduce_every_pass_ = false, gather_parameters_ = false;
+
+  std::vector<BlockRange> chunk_blocks_;               // per model chunk
+  std::vector<int> chunk_of_block_;
+  std::vector<std::vector<workload::ParamTensor>> own_params_;  // per block
+  std::vector<double> accumulate_s_;                   // per block, unfused accumulation per micro-batch
+  std::vector<TiedCopy> tied_;
+  std::vector<double> stage_parameters_;               // per stage, on each of its devices
+  std::vector<double> optimizer_s_;                    // per stage
+
+  // Per stage being laid out: each replica's tensor group and its members' latest compute op.
+  std::vector<std::vector<int>> members_;
+  std::vector<std::vector<program::OpIndex>> last_;
+  // Per rank.
+  std::vector<std::vector<ReadyGradient>> ready_, pass_ready_;
+  std::vector<std::vector<program::OpIndex>> last_backward_, synced_;
+};
+
+}  // namespace detail
+
+}  // namespace clearfog::parallel

@@ -1,0 +1,158 @@
+// The planner's last phase: data-parallel gradient reductions (DDP buckets; ZeRO reduce-scatters),
+// the sum of tied parameters held by two pipeline stages, the optimizer steps (and ZeRO-1/2's
+// all-gather of updated parameters), and the figures summed from the priced blocks.
+#include <fmt/format.h>
+
+#include <array>
+
+#include "parallel/StepPlanner.hpp"
+
+namespace clearfog::parallel::detail {
+
+using config::CollectiveOp;
+using program::Category;
+using program::OpIndex;
+using program::Stream;
+
+std::vector<GradientBucket> StepPlanner::buckets_of(const std::vector<ReadyGradient>& list) const {
+  if (dp_ == 1) return {};
+  // ZeRO-3 as FSDP runs it: each unit's flat gradient is reduce-scattered as one bucket.
+  if (gather_parameters_) {
+    std::vector<GradientBucket> units;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (i == 0 || list[i].unit != list[i - 1].unit) units.push_back(GradientBucket{0, 0, 0, list[i].name});
+      auto& b = units.back();
+      b.bytes += list[i].bytes;
+      b.ready_slot = static_cast<int>(i);
+      ++b.tensors;
+    }
+    return units;
+  }
+  // DDP: tensors packed into buckets of at least bucket_size, in the order they become ready.
+  std::vector<GradientTensor> tensors;
+  for (std::size_t i = 0; i < list.size(); ++i)
+    tensors.push_back(GradientTensor{list[i].name, list[i].bytes, static_cast<int>(i)});
+  return make_gradient_buckets(tensors, scenario_.training.bucket_size_B);
+}
+
+void StepPlanner::reduce_gradients(const std::vector<int>& group, const std::vector<std::vector<ReadyGradient>>& lists,
+                                   const std::string& label) {
+  // Bucketed like DDP, on the communication stream; without overlap every bucket waits for the
+  // member's last backward op.
+  const CollectiveOp op = scenario_.parallelism.zero_stage >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+  const auto buckets = buckets_of(lists[group.front()]);
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    auto request = collectives_.request(op, group, buckets[b].bytes);
+    request.stream = Stream::Comm;
+    request.category = Category::DataParallelComm;
+    request.name = fmt::format("{}.{}.b{}", label, config::collective_op_name(op), b);
+    request.deps.assign(group.size(), {});
+    const auto slot = static_cast<std::size_t>(buckets[b].ready_slot);
+    for (std::size_t i = 0; i < group.size(); ++i)
+      request.deps[i] = scenario_.training.overlap_grad_reduce ? std::vector<OpIndex>{lists[group[i]][slot].op}
+                                                               : last_backward_[group[i]];
+    const auto reduced = collectives::append_collective(step_.plan, request, tags_);
+    if (b + 1 == buckets.size())
+      for (std::size_t i = 0; i < group.size(); ++i) synced_[group[i]].push_back(reduced[i]);
+  }
+}
+
+void StepPlanner::reduce_data_groups() {
+  // ZeRO 0/1: one reduction (all-reduce or reduce-scatter) of the accumulated gradients per (stage,
+  // tensor rank) data group, as the last micro-batch's backward produces them.
+  for (int s = 0; s < pp_; ++s)
+    for (int t = 0; t < tp_; ++t)
+      if (!reduce_every_pass_) reduce_gradients(grid_.data_group(s, t), ready_, fmt::format("s{}.t{}", s, t));
+  const auto& first = ready_[grid_.data_group(0, 0).front()];
+  step_.buckets = buckets_of(first);
+  for (const auto& g : first) step_.gradient_bytes += g.bytes;
+  for (int r = 0; r < grid_.size(); ++r)
+    synced_[r].insert(synced_[r].begin(), last_backward_[r].begin(), last_backward_[r].end());
+}
+
+void StepPlanner::sum_tied_copies() {
+  // Megatron ties the input embedding (first stage) to the logits weight (last stage): after the
+  // data-parallel reduction the two copies' gradients are summed, per tensor rank; with sharded
+  // gradients (ZeRO-2/3) only the rank's 1/dp share exists and is summed.
+  for (const auto& tied : tied_) {
+    const double bytes = tied.elements * element_B_ / (reduce_every_pass_ ? dp_ : 1);
+    for (int d = 0; d < dp_; ++d) {
+      for (int t = 0; t < tp_; ++t) {
+        const std::vector<int> pair = {grid_.rank(d, tied.origin_stage, t), grid_.rank(d, tied.copy_stage, t)};
+        // The copy's stage drains first and then waits for the origin's: an empty handshake takes
+        // that wait, so it is reported as pipeline drain, not as communication.
+        const std::uint64_t tag = tags_.allocate(2);
+        std::array<OpIndex, 2> ready_to_sum{};
+        for (std::size_t i = 0; i < pair.size(); ++i)
+          ready_to_sum[i] = step_.plan.ranks[pair[i]].add_exchange(
+              Stream::Comm, Category::PipelineComm, fmt::format("d{}.t{}.{}_grad.wait", d, t, tied.name),
+              {program::Transfer{pair[1 - i], 0, tag + i}}, {program::Transfer{pair[1 - i], 0, tag + 1 - i}},
+              synced_[pair[i]]);
+        auto request = collectives_.request(CollectiveOp::AllReduce, pair, bytes);
+        request.stream = Stream::Comm;
+        request.category = Category::DataParallelComm;
+        request.name = fmt::format("d{}.t{}.{}_grad.allreduce", d, t, tied.name);
+        request.deps = {{ready_to_sum[0]}, {ready_to_sum[1]}};
+        const auto done = collectives::append_collective(step_.plan, request, tags_);
+        for (std::size_t i = 0; i < pair.size(); ++i) synced_[pair[i]].push_back(done[i]);
+      }
+    }
+  }
+}
+
+void StepPlanner::optimizer_steps() {
+  // The optimizer step, then (ZeRO-1/2) the all-gather of the updated parameter shards; ZeRO-3
+  // leaves them sharded until the next step's gathers.
+  const int zero = scenario_.parallelism.zero_stage;
+  const bool gather_updated = zero >= 1 && zero <= 2 && dp_ > 1;
+  for (int s = 0; s < pp_; ++s) {
+    for (int t = 0; t < tp_; ++t) {
+      const auto group = grid_.data_group(s, t);
+      std::vector<OpIndex> opt(group.size());
+      for (std::size_t i = 0; i < group.size(); ++i)
+        opt[i] = step_.plan.ranks[group[i]].add_compute(Stream::Compute, Category::Optimizer, "optimizer",
+                                                        optimizer_s_[s], synced_[group[i]]);
+      if (!gather_updated) continue;
+      const auto buckets = buckets_of(ready_[group.front()]);
+      for (std::size_t b = 0; b < buckets.size(); ++b) {
+        auto request = collectives_.request(CollectiveOp::AllGather, group, buckets[b].bytes);
+        request.stream = Stream::Comm;
+        request.category = Category::DataParallelComm;
+        request.name = fmt::format("s{}.t{}.allgather.b{}", s, t, b);
+        request.deps.assign(group.size(), {});
+        for (std::size_t i = 0; i < group.size(); ++i) request.deps[i] = {opt[i]};
+        collectives::append_collective(step_.plan, request, tags_);
+      }
+    }
+  }
+}
+
+void StepPlanner::sum_figures() {
+  // Per device and micro-batch, then times the devices that run each block (its stage's tp x dp)
+  // and the micro-batches: every matrix product of a block is split over its tensor group.
+  const auto recompute = scenario_.training.recompute;
+  double model = 0, hardware = 0, recomputable = 0;
+  for (const auto& block : model_.blocks) {
+    const double forward = workload::model_flops(block.forward), backward = workload::model_flops(block.backward);
+    double again = 0;
+    if (recompute == config::Recompute::Full && block.checkpointable)
+      again = workload::matmul_flops(block.forward);
+    else if (recompute == config::Recompute::Selective)
+      again = workload::matmul_flops(block.selective_recompute);
+    model += forward + backward;
+    hardware += workload::matmul_flops(block.forward) + workload::matmul_flops(block.backward) + again;
+    if (block.checkpointable) recomputable += forward;
+  }
+  const double runs = static_cast<double>(tp_) * dp_ * m_;
+  step_.model_flops = model * runs;
+  step_.hardware_flops = hardware * runs;
+  step_.megatron_flops = (model + recomputable) * runs;
+  step_.parameters = model_.parameters();
+  step_.samples = scenario_.training.global_batch;
+  step_.tokens_per_sample = model_.tokens_per_sample;
+  step_.sample_unit = model_.sample_unit;
+  for (const auto& block : model_.blocks) step_.block_names.push_back(block.name);
+  step_.chunk_of_block = chunk_of_block_;
+}
+
+}  // namespace clearfog::parallel::detail

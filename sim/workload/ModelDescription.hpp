@@ -1,0 +1,105 @@
+#pragma once
+// The model description: what a workload type tells the planner about one micro-batch on one
+// device of a tensor-parallel group. A model is an ordered list of blocks; a block declares its
+// kernels pass by pass, the points between them where tensor-parallel collectives go, its
+// parameter tensors and the activations it keeps for the backward pass under each recomputation
+// policy. Parameters, FLOPs and memory are summed from it (docs/workloads.md); planners lay its
+// blocks out over stages and devices without knowing which workload type made them.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/CollectiveSpec.hpp"
+#include "config/ScenarioSpec.hpp"
+#include "kernels/Kernel.hpp"
+
+namespace clearfog::workload {
+
+/// A collective over the block's tensor-parallel group at the end of a segment (Megatron's f and g
+/// operators): `ops` run one after the other, each over `bytes` (nccl-tests convention: the
+/// all-reduce buffer; the total of an all-gather or reduce-scatter). Empty `ops`: none at this
+/// sharding (tp = 1).
+struct CommPoint {
+  std::string name;                         // "tp1", "tp2", "ce"
+  std::vector<config::CollectiveOp> ops;
+  double bytes = 0;
+  [[nodiscard]] bool active() const { return !ops.empty(); }
+};
+
+/// Kernels that run back to back on the compute stream, then optionally a collective.
+struct Segment {
+  std::string name;                         // "attn", "mlp": op names when a pass has several
+  std::vector<kernels::Kernel> kernels;
+  CommPoint comm;                           // after the kernels; inactive when none
+};
+
+/// One parameter tensor of a block, as one device of the tensor-parallel group holds it.
+struct ParamTensor {
+  std::string name;            // "qkv.weight"
+  double elements = 0;         // on this device (a tensor-parallel shard, or the whole tensor when replicated)
+  double model_elements = 0;   // in the model, counted once
+  /// Non-empty: the same parameter as `tied_to` (a "<block>.<tensor>" name) of an earlier block —
+  /// tied input and output embeddings. Where both sit on one pipeline stage it is one tensor (its
+  /// gradient accumulates in place); on different stages each holds a copy whose gradients are
+  /// summed after the data-parallel reduction.
+  std::string tied_to;
+};
+
+/// Activation recomputation policies, indexable: config::Recompute's values in order.
+inline constexpr int kRecomputePolicies = 3;
+inline constexpr std::size_t policy_index(config::Recompute r) { return static_cast<std::size_t>(r); }
+
+struct Block {
+  std::string name;   // unique in the model: "embedding", "L12", "head", "conv1", "layer3.2"
+  /// Blocks of equal `type` have identical passes, parameters and activations (they are priced
+  /// once): "layer", "embedding", "bottleneck.256.s2".
+  std::string type;
+  std::vector<Segment> forward;
+  std::vector<Segment> backward;
+  /// Selective recomputation (Korthikanti et al. 2022): kernels re-run before the backward pass;
+  /// empty when the block has nothing to recompute selectively.
+  std::vector<kernels::Kernel> selective_recompute;
+  /// Full recomputation applies to this block: its forward (segments and collectives) re-runs
+  /// before its backward and only its input is kept (Megatron checkpoints transformer layers).
+  bool checkpointable = false;
+  /// A unit that pipeline partitions count (parallelism.layer_split): transformer layers, CNN
+  /// blocks. Other blocks (embedding, head) join the first unit before them or the last after them.
+  bool pipeline_unit = true;
+  /// In the order the backward pass completes their gradients.
+  std::vector<ParamTensor> params;
+  /// Bytes kept from forward for backward, one micro-batch, this device, under each policy.
+  std::array<double, kRecomputePolicies> saved_activation_B{};
+  /// Bytes the block's output activation takes on each device of the tensor group (the tensor a
+  /// pipeline stage would send on).
+  double output_B = 0;
+  /// The output is the same on every tensor-parallel rank (not sequence-sharded): scatter/gather
+  /// may send 1/t of it between stages and re-form it with an all-gather.
+  bool output_replicated = true;
+
+  /// Parameter elements of this block on this device.
+  [[nodiscard]] double device_parameters() const;
+  /// Parameter elements of this block in the model (tied copies not counted).
+  [[nodiscard]] double model_parameters() const;
+};
+
+/// Sums of kernel FLOPs over a list of segments.
+double model_flops(const std::vector<Segment>& pass);
+double matmul_flops(const std::vector<Segment>& pass);
+double matmul_flops(const std::vector<kernels::Kernel>& kernels);
+
+struct ModelDescription {
+  std::string type;                         // the workload type that made it: "transformer", "cnn"
+  std::vector<Block> blocks;                // in model order
+  int micro_batch = 1;                      // samples per pass the kernels are sized for
+  int tensor_parallel = 1;                  // t the kernels are sharded over
+  double tokens_per_sample = 0;             // sequence length of language models; 0: no tokens
+  std::string sample_unit = "samples";      // "sequences", "images"
+
+  /// Parameters of the model (every block, tied copies once).
+  [[nodiscard]] double parameters() const;
+  /// Index of the block named `name`; throws clearfog::Error naming the model's blocks if absent.
+  [[nodiscard]] std::size_t block_index(const std::string& name) const;
+};
+
+}  // namespace clearfog::workload

@@ -1,0 +1,53 @@
+// The registry of workload types: one line per type. Everything else — the `type:` choices, the
+// workload keys and their reference, `clearfog explain workload` — derives from this list.
+#include <fmt/format.h>
+
+#include "workload/WorkloadType.hpp"
+#include "workload/types/CnnType.hpp"
+#include "workload/types/TransformerType.hpp"
+
+namespace clearfog::workload {
+
+const std::vector<const WorkloadType*>& workload_types() {
+  static const TransformerType transformer;
+  static const CnnType cnn;
+  static const std::vector<const WorkloadType*> all = {&transformer, &cnn};
+  return all;
+}
+
+const WorkloadType& workload_type(std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const auto* t : workload_types()) {
+    if (t->name() == name) return *t;
+    names.push_back(t->name());
+  }
+  throw Error(fmt::format("unknown workload type '{}'; registered: {}", name, fmt::join(names, ", ")));
+}
+
+ModelDescription describe(const config::ScenarioSpec& scenario) {
+  const auto& t = scenario.training;
+  const auto& p = scenario.parallelism;
+  return workload_type(scenario.workload.type)
+      .describe(scenario.workload, DescribeOptions{t.micro_batch, t.precision, p.tp, p.sequence_parallel, t.attention});
+}
+
+}  // namespace clearfog::workload
+
+namespace clearfog::config {
+
+const std::vector<const WorkloadTypeSchema*>& workload_type_schemas() {
+  static const std::vector<const WorkloadTypeSchema*> all = [] {
+    std::vector<const WorkloadTypeSchema*> schemas;
+    for (const auto* t : workload::workload_types()) schemas.push_back(t);
+    return schemas;
+  }();
+  return all;
+}
+
+const WorkloadTypeSchema* find_workload_type_schema(std::string_view name) {
+  for (const auto* t : workload_type_schemas())
+    if (t->name() == name) return t;
+  return nullptr;
+}
+
+}  // namespace clearfog::config

@@ -1,0 +1,67 @@
+// ResNet-50 v1.5 data parallel on one DGX A100 against NVIDIA DeepLearningExamples
+// (shared/reference/resnet50_dgx_a100.csv, PyTorch rows): the points of
+// scenarios/sweeps/resnet50-dgx-a100.yaml, 1 and 8 GPUs, TF32 and AMP, batch 256 per GPU. No
+// constant is fitted to these rows; the input pipeline is not modelled (docs/validation.md,
+// "ResNet-50 on DGX A100", says why the AMP 8-GPU row and both TF32 rows miss the 10 % goal).
+//
+// What the test holds: the AMP 1-GPU row within 10 %; TF32's 1 -> 8 GPU scaling within 5 % of the
+// measured 7.72x (the model's data-parallel step on the NVSwitch); and no row predicted more than
+// 5 % below its measurement — what the model leaves out (input pipeline, framework overheads,
+// TF32 kernels slower than the fp16-calibrated GEMM efficiency) can only make real runs slower.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "config/ConfigLoader.hpp"
+#include "driver/ScenarioRun.hpp"
+#include "engine/ForkedRun.hpp"
+#include "support/ReferenceCsv.hpp"
+#include "sweep/SweepSpec.hpp"
+
+using namespace clearfog;
+
+namespace {
+
+std::string axis(const sweep::SweepPoint& point, const std::string& key) {
+  for (const auto& [k, v] : point.axes)
+    if (k == key) return v;
+  FAIL("sweep point without " << key);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("validation::ResNet-50 on DGX A100, images/s, 1 and 8 GPUs, AMP and TF32", "[validation][simulation]") {
+  const auto spec = sweep::load_sweep(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/sweeps/resnet50-dgx-a100.yaml");
+  const auto points = spec.points();
+  std::map<std::pair<int, std::string>, double> predicted, published;
+  for (const auto& row : test::read_reference_csv("resnet50_dgx_a100.csv")) {
+    if (row.at("framework") != "pytorch") continue;
+    REQUIRE(std::stoi(row.at("batch_per_gpu")) == 256);
+    published[{std::stoi(row.at("gpus")), row.at("precision")}] = std::stod(row.at("images_per_s"));
+  }
+  REQUIRE(points.size() == published.size());
+  for (const auto& point : points) {
+    const int gpus = std::stoi(axis(point, "parallelism.dp"));
+    const std::string precision = axis(point, "training.precision") == "fp16" ? "amp" : "tf32";
+    REQUIRE(std::stoi(axis(point, "platform.node.devices")) == gpus);
+    REQUIRE(std::stoi(axis(point, "training.global_batch")) == 256 * gpus);
+    const auto scenario = config::load_scenario(spec.base, point.overrides);
+    const std::string text = engine::run_forked(
+        [&] { return std::to_string(driver::run_scenario(scenario).metrics.samples_per_s); });
+    predicted[{gpus, precision}] = std::stod(text);
+  }
+  for (const auto& [row, measured] : published) {
+    INFO(row.first << " GPUs " << row.second << ": " << predicted.at(row) << " images/s predicted, " << measured
+                   << " published");
+    CHECK(predicted.at(row) >= 0.95 * measured);
+  }
+  const auto error = [&](int gpus, const std::string& p) { return predicted.at({gpus, p}) / published.at({gpus, p}) - 1; };
+  CHECK(std::abs(error(1, "amp")) <= 0.10);
+  const double model_scaling = predicted.at({8, "tf32"}) / predicted.at({1, "tf32"});
+  const double measured_scaling = published.at({8, "tf32"}) / published.at({1, "tf32"});
+  CHECK(model_scaling == Approx(measured_scaling).epsilon(0.05));
+}
