@@ -14,7 +14,8 @@ namespace clearfog::driver {
 /// Peak memory per op or message of a replay, B. Calibrated on scenarios/gpt3-175b-1024gpu.yaml:
 /// 4,697,472 ops + 2,721,920 messages at 2.8 GiB peak RSS (docs/performance.md), ~400 B each past
 /// the fixed part; checked on the SC21 1T row (18.8 M ops + 10.9 M messages: predicts 12.0 GB,
-/// measured 11.9 GB).
+/// measured 11.9 GB) and on the 1024-GPU scenario after the planner rewrite (4.81 M ops + 2.97 M
+/// messages: predicts 3.15 GB, measured 3.23 GB).
 inline constexpr double kBytesPerActivity = 400;
 /// What a run holds before its first op: the executable, SimGrid, the platform (quickstart: 40 MiB).
 inline constexpr double kBaseBytes = 40.0 * 1024 * 1024;

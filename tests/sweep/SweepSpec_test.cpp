@@ -23,6 +23,19 @@ std::filesystem::path write_sweep(const std::string& name, const std::string& te
   return file;
 }
 
+/// Every diagnostic load_sweep() reports for `file`, one per line; a test failure when it loads.
+std::string load_errors(const std::filesystem::path& file) {
+  try {
+    sweep::load_sweep(file);
+  } catch (const ConfigError& e) {
+    std::string all;
+    for (const auto& d : e.diagnostics()) all += d.str() + "\n";
+    return all;
+  }
+  FAIL("no error");
+  return {};
+}
+
 }  // namespace
 
 TEST_CASE("sweep::load_sweep: grid points vary the last axis fastest", "[sweep]") {
@@ -49,16 +62,10 @@ TEST_CASE("sweep::load_sweep: zip pairs values and makes paths absolute", "[swee
 
 TEST_CASE("sweep::load_sweep: reports every problem with its line", "[sweep]") {
   const auto file = write_sweep("bad.yaml", "kind: sweep\nbase: missing.yaml\ncombin: zip\naxes:\n  parallelism.dp: 4\n");
-  try {
-    sweep::load_sweep(file);
-    FAIL("no error");
-  } catch (const ConfigError& e) {
-    std::string all;
-    for (const auto& d : e.diagnostics()) all += d.str() + "\n";
-    CHECK_THAT(all, Catch::Contains("bad.yaml:3:1: combin: unknown key; did you mean \"combine\"?"));
-    CHECK_THAT(all, Catch::Contains("base: no such file"));
-    CHECK_THAT(all, Catch::Contains("axes.parallelism.dp: must be a non-empty list"));
-  }
+  const std::string all = load_errors(file);
+  CHECK_THAT(all, Catch::Contains("bad.yaml:3:1: combin: unknown key; did you mean \"combine\"?"));
+  CHECK_THAT(all, Catch::Contains("base: no such file"));
+  CHECK_THAT(all, Catch::Contains("axes.parallelism.dp: must be a non-empty list"));
 }
 
 TEST_CASE("sweep::load_sweep: a grid beyond kMaxSweepPoints is refused before any point is made", "[sweep]") {
@@ -81,14 +88,7 @@ TEST_CASE("sweep::load_sweep: a grid beyond kMaxSweepPoints is refused before an
 
 TEST_CASE("sweep::load_sweep: keys that are not names are located, not a yaml-cpp conversion error", "[sweep]") {
   const auto file = write_sweep("keys.yaml", "kind: sweep\nbase: x.yaml\naxes:\n  ? [parallelism, dp]\n  : [1, 2]\n");
-  try {
-    sweep::load_sweep(file);
-    FAIL("no error");
-  } catch (const ConfigError& e) {
-    std::string all;
-    for (const auto& d : e.diagnostics()) all += d.str() + "\n";
-    CHECK_THAT(all, Catch::Contains("keys.yaml:4:5: axes: keys must be scenario key paths"));
-  }
+  CHECK_THAT(load_errors(file), Catch::Contains("keys.yaml:4:5: axes: keys must be scenario key paths"));
 }
 
 TEST_CASE("sweep::SweepSpec::fingerprint: the same points, the same fingerprint", "[sweep]") {
