@@ -71,13 +71,28 @@ std::vector<double> parse_sizes(const std::string& range, double factor) {
   return sizes;
 }
 
+/// "2(n-1)/n", "(n-1)/n" or "1": nccl-tests' busbw factor for `op`, as text.
+std::string factor_text(config::CollectiveOp op) {
+  if (op == config::CollectiveOp::AllReduce) return "2(n-1)/n";
+  if (op == config::CollectiveOp::Broadcast || op == config::CollectiveOp::Reduce || op == config::CollectiveOp::SendRecv)
+    return "1";
+  return "(n-1)/n";
+}
+
+std::string algorithm_names() {
+  std::string names;
+  for (auto a : config::kAllCollectiveAlgorithms)
+    names += (names.empty() ? "" : ", ") + std::string(config::collective_algorithm_name(a));
+  return names;
+}
+
 }  // namespace
 
 Command add_collective_command(CLI::App& app) {
   struct Options {
     std::string platform;
     std::string op = "all_reduce";
-    std::string algo = "auto";
+    std::string algo = "nccl";
     std::string fidelity = "step";
     int ranks = 0;
     std::string sizes = "1K:1G";
@@ -89,40 +104,42 @@ Command add_collective_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("collective", "simulate one collective over a range of sizes (nccl-tests columns)");
   cmd->add_option("--platform", o->platform, "platform YAML file")->required();
   cmd->add_option("--op", o->op, "all_reduce, reduce_scatter, all_gather, all_to_all, broadcast, reduce, sendrecv");
-  cmd->add_option("--algo", o->algo, "auto, ring, tree, halving-doubling, direct, hierarchical, in-switch");
+  cmd->add_option("--algo", o->algo,
+                  "nccl (default: NCCL's own choice), best (fastest simulated; auto is the same), ring, tree, "
+                  "halving-doubling, direct, hierarchical, in-switch");
   cmd->add_option("--fidelity", o->fidelity, "step (every message) or fluid (one flow per link)")
       ->check(CLI::IsMember({"step", "fluid"}));
   cmd->add_option("--ranks", o->ranks, "devices taking part (default: all)");
   cmd->add_option("--sizes", o->sizes, "MIN:MAX in bytes with K, M, G suffixes (powers of 1024), e.g. 1K:8G");
   cmd->add_option("--factor", o->factor, "size multiplier between rows (nccl-tests -f), default 2");
   cmd->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
-  cmd->add_flag("--tuning", o->tuning, "print the auto-selection table of this platform instead");
+  cmd->add_flag("--tuning", o->tuning, "print the simulated table best selects from instead");
   return {cmd, [o] {
             const auto op = config::parse_collective_op(o->op);
             if (!op) throw option_error("--op", fmt::format("unknown operation {}; allowed: all_reduce, reduce_scatter, "
                                                             "all_gather, all_to_all, broadcast, reduce, sendrecv", quote(o->op)));
             const auto algo = config::parse_collective_algorithm(o->algo);
-            if (!algo) throw option_error("--algo", fmt::format("unknown algorithm {}; allowed: auto, ring, tree, "
-                                                                "halving-doubling, direct, hierarchical, in-switch", quote(o->algo)));
+            if (!algo)
+              throw option_error("--algo", fmt::format("unknown algorithm {}; allowed: {} (auto: best)", quote(o->algo),
+                                                       algorithm_names()));
             const auto fidelity = *config::parse_fidelity(o->fidelity);
             const auto sizes = parse_sizes(o->sizes, o->factor);  // before anything is simulated
             const auto platform = config::load_platform(o->platform);
             const auto cluster = topology::ClusterTopology::build(platform);
             const int ranks = o->ranks == 0 ? cluster.device_count() : o->ranks;
-            driver::collective_members(cluster, ranks);  // validates --ranks
+            auto members = driver::collective_members(cluster, ranks);  // validates --ranks
+            if (*op == config::CollectiveOp::SendRecv) members.resize(std::min<std::size_t>(members.size(), 2));
 
-            if (*algo != config::CollectiveAlgorithm::Auto) {
-              const auto allowed = driver::candidate_algorithms(cluster, *op, ranks);
-              if (std::find(allowed.begin(), allowed.end(), *algo) == allowed.end()) {
-                std::string names;
-                for (auto a : allowed) names += (names.empty() ? "" : ", ") + std::string(config::collective_algorithm_name(a));
-                throw option_error("--algo", fmt::format("{} cannot run {} over {} ranks of {}; allowed here: {}",
-                                                         o->algo, o->op, ranks, platform.name, names));
-              }
+            if (config::is_concrete(*algo) && !driver::can_run(cluster, *op, members, *algo)) {
+              std::string names;
+              for (auto a : driver::candidate_algorithms(cluster, *op, members))
+                names += (names.empty() ? "" : ", ") + std::string(config::collective_algorithm_name(a));
+              throw option_error("--algo", fmt::format("{} cannot run {} over {} ranks of {}; allowed here: nccl, best, {}",
+                                                       o->algo, o->op, ranks, platform.name, names));
             }
-            const bool auto_select = *algo == config::CollectiveAlgorithm::Auto;
-            const auto table = (o->tuning || auto_select) ? driver::cached_tuning_table(cluster, ranks, fidelity, {*op})
-                                                          : driver::TuningTable{};
+            const bool best = *algo == config::CollectiveAlgorithm::Best;
+            const auto table = (o->tuning || best) ? driver::cached_tuning_table(cluster, members, fidelity, {*op})
+                                                   : driver::TuningTable{};
             if (o->tuning) {
               std::cout << fmt::format("# tuning table: {} ranks of {}, fidelity {}\n", ranks, platform.name, o->fidelity);
               std::cout << table.render();
@@ -132,37 +149,34 @@ Command add_collective_command(CLI::App& app) {
             nlohmann::ordered_json rows = nlohmann::ordered_json::array();
             std::string text = fmt::format(
                 "# clearfog collective: {} over {} ranks of {}, algorithm {}, fidelity {}\n"
-                "# busbw = algbw x {} (nccl-tests definitions)\n"
-                "{:>14}{:>14}{:>8}  {:<18}{:<13}{:>12}{:>13}{:>13}\n",
-                o->op, ranks, platform.name, o->algo, o->fidelity,
-                *op == config::CollectiveOp::AllReduce ? "2(n-1)/n" : (*op == config::CollectiveOp::Broadcast || *op == config::CollectiveOp::Reduce || *op == config::CollectiveOp::SendRecv) ? "1" : "(n-1)/n",
-                "size(B)", "count", "type", "algorithm", "protocol", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
+                "# busbw = algbw x {} (nccl-tests definitions); nccl(us): NCCL's own time estimate\n"
+                "{:>14}{:>14}{:>8}  {:<13}{:<9}{:>4}{:>12}{:>12}{:>13}{:>13}\n",
+                o->op, ranks, platform.name, config::collective_algorithm_name(*algo), o->fidelity, factor_text(*op),
+                "size(B)", "count", "type", "algorithm", "protocol", "ch", "time(us)", "nccl(us)", "algbw(GB/s)",
+                "busbw(GB/s)");
             for (double bytes : sizes) {
-              // The fastest protocol for this algorithm and size, as NCCL's tuner would pick it.
-              const config::CollectiveAlgorithm algorithm = auto_select ? table.select(*op, bytes).algorithm : *algo;
-              config::CollectiveProtocol protocol;
-              driver::CollectiveTiming t;
-              for (const auto& p : platform.collectives.protocols()) {
-                const auto timing = driver::measure_collective(cluster, {*op, algorithm, p, fidelity, ranks, bytes});
-                if (protocol.name.empty() || timing.time_s < t.time_s) {
-                  protocol = p;
-                  t = timing;
-                }
+              driver::CollectiveCase c{*op, *algo, std::nullopt, fidelity, ranks, bytes, {}};
+              if (best) {
+                const auto choice = table.select(*op, bytes);
+                c.algorithm = choice.algorithm;
+                c.protocol = choice.protocol;
               }
-              const driver::TuningChoice choice{algorithm, protocol.name, t.time_s};
+              const auto t = driver::measure_collective(cluster, c);
               const auto count = static_cast<long long>(bytes / 4);  // float elements, as nccl-tests -d float
-              text += fmt::format("{:>14.0f}{:>14}{:>8}  {:<18}{:<13}{:>12.2f}{:>13.2f}{:>13.2f}\n", bytes, count, "float",
-                                  config::collective_algorithm_name(choice.algorithm), protocol.name, t.time_s * 1e6,
-                                  t.algbw_Bps / 1e9, t.busbw_Bps / 1e9);
+              const auto algorithm_name = config::collective_algorithm_name(t.choice.algorithm);
+              text += fmt::format("{:>14.0f}{:>14}{:>8}  {:<13}{:<9}{:>4}{:>12.2f}{:>12.2f}{:>13.2f}{:>13.2f}\n", bytes, count,
+                                  "float", algorithm_name, t.choice.protocol.name(), t.choice.channels, t.time_s * 1e6,
+                                  t.choice.model_time_s * 1e6, t.algbw_Bps / 1e9, t.busbw_Bps / 1e9);
               rows.push_back({{"bytes", bytes}, {"count", count}, {"type", "float"},
-                              {"algorithm", config::collective_algorithm_name(choice.algorithm)},
-                              {"protocol", protocol.name}, {"time_us", t.time_s * 1e6},
-                              {"algbw_GBps", t.algbw_Bps / 1e9}, {"busbw_GBps", t.busbw_Bps / 1e9},
-                              {"messages", t.messages}});
+                              {"algorithm", algorithm_name}, {"protocol", t.choice.protocol.name()},
+                              {"channels", t.choice.channels}, {"time_us", t.time_s * 1e6},
+                              {"nccl_model_us", t.choice.model_time_s * 1e6}, {"algbw_GBps", t.algbw_Bps / 1e9},
+                              {"busbw_GBps", t.busbw_Bps / 1e9}, {"messages", t.messages}});
             }
             if (o->format == "json") {
               nlohmann::ordered_json j = {{"platform", platform.name}, {"op", o->op}, {"ranks", ranks},
-                                          {"algorithm", o->algo}, {"fidelity", o->fidelity}, {"rows", rows}};
+                                          {"algorithm", config::collective_algorithm_name(*algo)},
+                                          {"fidelity", o->fidelity}, {"rows", rows}};
               std::cout << j.dump(2) << '\n';
             } else {
               std::cout << text;

@@ -14,6 +14,7 @@
 #include "driver/ResourceEstimate.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "report/ChromeTrace.hpp"
+#include "report/CollectiveTable.hpp"
 #include "report/CsvTables.hpp"
 #include "report/OpTable.hpp"
 #include "report/Summary.hpp"
@@ -38,10 +39,12 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("scenario", o->scenario_file, "scenario YAML file")->required();
   cmd->add_option("--set", o->sets, "override a key, e.g. --set training.global_batch=512 (repeatable)");
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  cmd->add_flag("--ops", o->ops, "also print every kernel of the iteration as the kernel model priced it");
+  cmd->add_flag("--ops", o->ops,
+                "also print every kernel of the iteration as the kernel model priced it, and the algorithm, "
+                "protocol and channels of its collectives");
   cmd->add_option("--trace", o->trace_file, "write a Chrome/Perfetto trace of the iteration to FILE.json");
   cmd->add_option("--timeline", o->timeline_file, "write an SVG timeline (Gantt chart) of the iteration to FILE.svg");
-  cmd->add_option("--csv", o->csv_dir, "write ops.csv and devices.csv to DIR");
+  cmd->add_option("--csv", o->csv_dir, "write ops.csv, devices.csv and collectives.csv to DIR");
   cmd->add_option("--max-memory", o->max_memory,
                   "refuse a run whose estimated memory exceeds SIZE, e.g. 8 GB (default: the available memory)");
   cmd->add_option("--timeout", o->timeout_s, "seconds the run may take before it is stopped (0: no limit)");
@@ -68,22 +71,31 @@ Command add_run_command(CLI::App& app) {
             const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (o->format == "json") {
               auto j = report::summary_json(scenario, run.metrics);
-              if (o->ops) j["kernels"] = report::op_table_json(scenario, run.step);
+              if (o->ops) {
+                j["kernels"] = report::op_table_json(scenario, run.step);
+                j["collectives"] = report::collective_table_json(*run.collectives);
+              }
               std::cout << j.dump(2) << '\n';
             } else {
               std::cout << report::render_summary_text(scenario, run.metrics);
-              if (o->ops) std::cout << report::render_op_table(scenario, run.step);
+              if (o->ops)
+                std::cout << report::render_op_table(scenario, run.step)
+                          << report::render_collective_table(*run.collectives);
             }
             auto write = [](const std::string& file, const std::string& text) {
               std::ofstream f(file, std::ios::binary);
               f << text;
               if (!f) throw Error(fmt::format("cannot write {}", file));
             };
+            // Reducing switches are plan ranks after the devices, not devices: outputs stop before them.
+            const int devices = scenario.platform.device_count();
             if (!o->trace_file.empty())
-              write(o->trace_file, report::chrome_trace_json(run.step.plan, run.simulation).dump() + "\n");
+              write(o->trace_file,
+                    report::chrome_trace_json(run.step.plan, run.simulation, devices, run.collectives.get()).dump() + "\n");
             if (!o->timeline_file.empty())
-              write(o->timeline_file, report::timeline_svg(run.step.plan, run.simulation, scenario.name));
-            if (!o->csv_dir.empty()) report::write_csv_tables(o->csv_dir, run.step.plan, run.simulation);
+              write(o->timeline_file, report::timeline_svg(run.step.plan, run.simulation, scenario.name, devices));
+            if (!o->csv_dir.empty())
+              report::write_csv_tables(o->csv_dir, run.step.plan, run.simulation, devices, run.collectives.get());
             // Wall-clock figures go to the log, never to stdout, so outputs stay byte-identical.
             spdlog::info("simulated {} ops, {} messages in {:.3f} s wall ({:.0f} ops/s)",
                          run.simulation.ops_executed, run.simulation.messages, wall_s,

@@ -56,9 +56,10 @@ std::vector<OpIndex> append_steps(program::Plan& plan, const Schedule& schedule,
       std::vector<Transfer> sends, recvs;
       for (; i < mine.size() && mine[i].round == round; ++i)
         (mine[i].is_send ? sends : recvs).push_back(mine[i].transfer);
+      const double launch_s = !any && p < l.members ? l.launch_overhead_s : 0.0;
       const OpIndex op = program.add_exchange(l.stream, l.category, fmt::format("{}.s{}", l.name, round),
                                               std::move(sends), std::move(recvs), std::move(after),
-                                              l.step_overhead_s);
+                                              l.step_overhead_s + launch_s);
       after = {};  // later steps follow the first in program order on the same stream
       any = true;
       if (p < l.members) last[p] = op;
@@ -96,7 +97,7 @@ std::vector<OpIndex> append_fluid(program::Plan& plan, const Schedule& schedule,
       op = program.add_compute(l.stream, l.category, l.name, 0.0, deps_of(l, p));
     else
       op = program.add_exchange(l.stream, l.category, l.name, std::move(sends[p]), std::move(recvs[p]),
-                                deps_of(l, p), overhead_s);
+                                deps_of(l, p), overhead_s + (p < l.members ? l.launch_overhead_s : 0.0));
     if (p < l.members) last[p] = op;
   }
   return last;

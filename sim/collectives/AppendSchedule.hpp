@@ -20,6 +20,7 @@ struct Lowering {
   int members = 0;
   config::Fidelity fidelity = config::Fidelity::Step;
   double step_overhead_s = 0;
+  double launch_overhead_s = 0;  // paid once, by each member's first exchange
   double step_latency_s = 0;  // fluid only, see CollectiveRequest
   program::Stream stream = program::Stream::Comm;
   program::Category category = program::Category::DataParallelComm;

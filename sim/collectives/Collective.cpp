@@ -10,6 +10,7 @@
 #include "collectives/HalvingDoubling.hpp"
 #include "collectives/Hierarchical.hpp"
 #include "collectives/InSwitch.hpp"
+#include "collectives/NvlsTree.hpp"
 #include "collectives/Ring.hpp"
 #include "collectives/Tree.hpp"
 #include "core/Errors.hpp"
@@ -37,9 +38,11 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
     if (!seen.insert(rank).second) throw Error(fmt::format("names rank {} twice", rank));
   }
   if (!(r.bytes >= 0) || !std::isfinite(r.bytes)) throw Error(fmt::format("bytes must be >= 0, got {}", r.bytes));
-  if (!(r.step_overhead_s >= 0) || !(r.step_latency_s >= 0) || !(r.chunk_B >= 0))
-    throw Error(fmt::format("step_overhead_s, step_latency_s and chunk_B must be >= 0, got {}, {}, {}",
-                            r.step_overhead_s, r.step_latency_s, r.chunk_B));
+  if (!(r.step_overhead_s >= 0) || !(r.step_latency_s >= 0) || !(r.chunk_B >= 0) || !(r.launch_overhead_s >= 0) ||
+      !(r.tree_scale > 0))
+    throw Error(fmt::format("step_overhead_s, launch_overhead_s, step_latency_s and chunk_B must be >= 0, got {}, "
+                            "{}, {}, {}",
+                            r.step_overhead_s, r.launch_overhead_s, r.step_latency_s, r.chunk_B));
   if (r.channels < 1) throw Error(fmt::format("channels must be >= 1, got {}", r.channels));
   if (!r.deps.empty() && static_cast<int>(r.deps.size()) != p)
     throw Error(fmt::format("has {} members but dependencies for {}", p, r.deps.size()));
@@ -55,23 +58,42 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
       throw Error(fmt::format("switch endpoint {} is outside the plan's ranks 0..{}", sw, plan.rank_count() - 1));
     if (seen.count(sw)) throw Error(fmt::format("switch endpoint {} is also a member", sw));
   }
+  if (r.algorithm == CollectiveAlgorithm::NvlsTree) {
+    if (r.ranks_per_node < 1 || p % r.ranks_per_node != 0 ||
+        static_cast<int>(r.switch_endpoints.size()) != p / r.ranks_per_node)
+      throw Error(fmt::format("needs members in nodes of ranks_per_node and one reducing switch per node, got {} "
+                              "members, {} per node, {} switches",
+                              p, r.ranks_per_node, r.switch_endpoints.size()));
+    for (int sw : r.switch_endpoints)
+      if (sw < 0 || sw >= plan.rank_count() || seen.count(sw))
+        throw Error(fmt::format("switch endpoint {} is outside the plan's ranks or a member", sw));
+  }
 }
 
-/// `channels` copies of a ring schedule over n / channels each, copy c with every node block of
+/// Rings the channels of `r` make distinct: the rotations of the node blocks (one ring when the
+/// members form a single block, whose rotations are all the same cycle).
+int distinct_rings(const CollectiveRequest& r) {
+  const int p = static_cast<int>(r.ranks.size());
+  const int m = r.ranks_per_node > 0 && p % r.ranks_per_node == 0 ? r.ranks_per_node : p;
+  return m < p ? std::min(r.channels, m) : 1;
+}
+
+/// The distinct rings of `r`'s channels side by side, ring c with every node block of
 /// `ranks_per_node` consecutive members rotated by c (NCCL's rings across nodes).
 template <typename MakeRing>
 Schedule ring_channels(const CollectiveRequest& r, MakeRing make_ring) {
   const int p = static_cast<int>(r.ranks.size());
-  const int m = r.ranks_per_node > 0 && p % r.ranks_per_node == 0 ? r.ranks_per_node : p;
+  const int rings = distinct_rings(r);
+  const bool fluid = r.fidelity == config::Fidelity::Fluid;
+  if (rings == 1) return make_ring(p, r.bytes, r.chunk_B, fluid);
+  const int m = r.ranks_per_node;
   Schedule all(p);
-  for (int c = 0; c < r.channels; ++c) {
+  for (int c = 0; c < rings; ++c) {
     std::vector<int> order;
     order.reserve(p);
     for (int block = 0; block < p / m; ++block)
       for (int j = 0; j < m; ++j) order.push_back(block * m + (j + c) % m);
-    all.alongside(make_ring(p, r.bytes / r.channels, r.chunk_B, r.fidelity == config::Fidelity::Fluid)
-                      .in_lane(c, r.channels)
-                      .embedded(order, p));
+    all.alongside(make_ring(p, r.bytes / rings, r.chunk_B, fluid).in_lane(c, rings).embedded(order, p));
   }
   return all;
 }
@@ -80,19 +102,12 @@ Schedule schedule_for(const CollectiveRequest& r) {
   const int p = static_cast<int>(r.ranks.size());
   const double n = r.bytes;
   const double chunk = r.chunk_B;
-  const bool fluid = r.fidelity == config::Fidelity::Fluid;
   switch (r.algorithm) {
     case CollectiveAlgorithm::Ring:
       switch (r.op) {
-        case CollectiveOp::AllReduce:
-          if (r.channels > 1) return ring_channels(r, ring_all_reduce_schedule);
-          return ring_all_reduce_schedule(p, n, chunk, fluid);
-        case CollectiveOp::ReduceScatter:
-          if (r.channels > 1) return ring_channels(r, ring_reduce_scatter_schedule);
-          return ring_reduce_scatter_schedule(p, n, chunk, fluid);
-        case CollectiveOp::AllGather:
-          if (r.channels > 1) return ring_channels(r, ring_all_gather_schedule);
-          return ring_all_gather_schedule(p, n, chunk, fluid);
+        case CollectiveOp::AllReduce: return ring_channels(r, ring_all_reduce_schedule);
+        case CollectiveOp::ReduceScatter: return ring_channels(r, ring_reduce_scatter_schedule);
+        case CollectiveOp::AllGather: return ring_channels(r, ring_all_gather_schedule);
         case CollectiveOp::Broadcast: return ring_broadcast_schedule(p, r.root, n, chunk);
         case CollectiveOp::Reduce: return ring_reduce_schedule(p, r.root, n, chunk);
         default: break;
@@ -100,7 +115,8 @@ Schedule schedule_for(const CollectiveRequest& r) {
       break;
     case CollectiveAlgorithm::Tree:
       switch (r.op) {
-        case CollectiveOp::AllReduce: return tree_all_reduce_schedule(p, n, chunk);
+        case CollectiveOp::AllReduce:
+          return tree_all_reduce_schedule(p, n, chunk, r.ranks_per_node, std::max(1, r.channels / 2));
         case CollectiveOp::Broadcast: return binomial_broadcast_schedule(p, r.root, n);
         case CollectiveOp::Reduce: return binomial_reduce_schedule(p, r.root, n);
         default: break;
@@ -119,7 +135,7 @@ Schedule schedule_for(const CollectiveRequest& r) {
         case CollectiveOp::AllReduce: return direct_all_reduce_schedule(p, n);
         case CollectiveOp::ReduceScatter: return direct_reduce_scatter_schedule(p, n);
         case CollectiveOp::AllGather: return direct_all_gather_schedule(p, n);
-        case CollectiveOp::AllToAll: return pairwise_all_to_all_schedule(p, n);
+        case CollectiveOp::AllToAll: return grouped_all_to_all_schedule(p, n);
         case CollectiveOp::Broadcast: return direct_broadcast_schedule(p, r.root, n);
         case CollectiveOp::Reduce: return direct_reduce_schedule(p, r.root, n);
         case CollectiveOp::SendRecv: return sendrecv_schedule(n);
@@ -136,7 +152,12 @@ Schedule schedule_for(const CollectiveRequest& r) {
     case CollectiveAlgorithm::InSwitch:
       if (r.op == CollectiveOp::AllReduce) return in_switch_all_reduce_schedule(p, n, chunk);
       break;
-    case CollectiveAlgorithm::Auto: break;
+    case CollectiveAlgorithm::NvlsTree:
+      if (r.op == CollectiveOp::AllReduce)
+        return nvls_tree_all_reduce_schedule(p, r.ranks_per_node, n, chunk, r.tree_scale);
+      break;
+    case CollectiveAlgorithm::Nccl:
+    case CollectiveAlgorithm::Best: break;
   }
   throw Error("unreachable: supports() and schedule_for() disagree");  // supports() is checked first
 }
@@ -148,13 +169,15 @@ bool supports(CollectiveOp op, CollectiveAlgorithm algorithm) {
   const bool reduce_or_gather =
       op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
   switch (algorithm) {
-    case CollectiveAlgorithm::Auto: return false;  // resolved to a real algorithm before planning
+    case CollectiveAlgorithm::Nccl:
+    case CollectiveAlgorithm::Best: return false;  // resolved to a real algorithm before planning
     case CollectiveAlgorithm::Ring: return reduce_or_gather || rooted;
     case CollectiveAlgorithm::Tree: return op == CollectiveOp::AllReduce || rooted;
     case CollectiveAlgorithm::HalvingDoubling: return reduce_or_gather;
     case CollectiveAlgorithm::Direct: return true;
     case CollectiveAlgorithm::Hierarchical: return reduce_or_gather;
-    case CollectiveAlgorithm::InSwitch: return op == CollectiveOp::AllReduce;
+    case CollectiveAlgorithm::InSwitch:
+    case CollectiveAlgorithm::NvlsTree: return op == CollectiveOp::AllReduce;
   }
   return false;
 }
@@ -164,8 +187,9 @@ std::vector<program::OpIndex> append_collective(program::Plan& plan, const Colle
   const auto what = fmt::format("collective {} ({} algorithm{})", config::collective_op_name(request.op),
                                 config::collective_algorithm_name(request.algorithm),
                                 request.name.empty() ? "" : fmt::format(", '{}'", request.name));
-  if (request.algorithm == CollectiveAlgorithm::Auto)
-    throw Error(fmt::format("{}: 'auto' must be resolved to an algorithm before planning", what));
+  if (!config::is_concrete(request.algorithm))
+    throw Error(fmt::format("{}: '{}' must be resolved to an algorithm before planning", what,
+                            config::collective_algorithm_name(request.algorithm)));
   if (!supports(request.op, request.algorithm))
     throw Error(fmt::format("{}: the {} algorithm has no {} (it implements: {})", what,
                             config::collective_algorithm_name(request.algorithm),
@@ -180,15 +204,28 @@ std::vector<program::OpIndex> append_collective(program::Plan& plan, const Colle
   }
   lowering.endpoints = request.ranks;
   if (request.algorithm == CollectiveAlgorithm::InSwitch) lowering.endpoints.push_back(*request.switch_endpoint);
+  if (request.algorithm == CollectiveAlgorithm::NvlsTree)
+    lowering.endpoints.insert(lowering.endpoints.end(), request.switch_endpoints.begin(), request.switch_endpoints.end());
   lowering.members = static_cast<int>(request.ranks.size());
   lowering.fidelity = request.fidelity;
   lowering.step_overhead_s = request.step_overhead_s;
+  lowering.launch_overhead_s = request.launch_overhead_s;
   lowering.step_latency_s = request.step_latency_s;
   lowering.stream = request.stream;
   lowering.category = request.category;
   lowering.name = request.name;
   lowering.deps = request.deps;
-  return append_schedule(plan, schedule, lowering, tags);
+  std::vector<OpRange> ranges;
+  if (request.log)
+    for (int e : lowering.endpoints) ranges.push_back({e, plan.ranks[e].size(), 0});
+  auto last = append_schedule(plan, schedule, lowering, tags);
+  if (request.log) {
+    for (OpRange& range : ranges) range.end = plan.ranks[range.rank].size();
+    request.log->add({request.name, request.op, static_cast<int>(request.ranks.size()),
+                      request.payload_B >= 0 ? request.payload_B : request.bytes, request.algorithm, request.protocol,
+                      request.channels, std::move(ranges)});
+  }
+  return last;
 }
 
 }  // namespace clearfog::collectives

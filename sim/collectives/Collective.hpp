@@ -1,12 +1,14 @@
 #pragma once
 // Every collective, planned as ops of a Plan. append_collective() checks the request, asks the
 // algorithm's file for its Schedule (pure: Ring.hpp, Tree.hpp, HalvingDoubling.hpp, Direct.hpp,
-// Hierarchical.hpp, InSwitch.hpp) and lowers it at the requested fidelity (AppendSchedule.hpp).
+// Hierarchical.hpp, InSwitch.hpp, NvlsTree.hpp) and lowers it at the requested fidelity (AppendSchedule.hpp).
 // Schedules, times and sources: docs/collectives.md.
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "collectives/CollectiveLog.hpp"
 #include "collectives/TagAllocator.hpp"
 #include "config/CollectiveSpec.hpp"
 #include "program/Program.hpp"
@@ -15,7 +17,7 @@ namespace clearfog::collectives {
 
 struct CollectiveRequest {
   config::CollectiveOp op = config::CollectiveOp::AllReduce;
-  config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;  // never Auto here
+  config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;  // never nccl or best here
   config::Fidelity fidelity = config::Fidelity::Step;
   std::vector<int> ranks;  // group members (global ranks of the plan), in ring order
   /// B, nccl-tests convention: all_reduce, broadcast, reduce: the buffer; all_gather and
@@ -23,13 +25,18 @@ struct CollectiveRequest {
   /// sendrecv: the message.
   double bytes = 0;
   int root = 0;             // position in `ranks` of the root (broadcast, reduce); sendrecv: ranks = {src, dst}
-  int ranks_per_node = 0;   // hierarchical: this many consecutive members share a node
-  /// Ring only (NCCL channels): the buffer is split over this many rings run side by side;
-  /// ring c visits each node's members rotated by c, so it leaves and enters every node through
-  /// different devices — and, rail-optimized, through different NICs.
+  int ranks_per_node = 0;   // hierarchical, tree: this many consecutive members share a node (0: unknown)
+  /// NCCL channels. Rings: the buffer is split over them, channel c visiting each node's members
+  /// rotated by c, so that it leaves and enters every node through different devices — and,
+  /// rail-optimized, through different NICs. Rotations repeat every ranks_per_node channels and are
+  /// all the same cycle inside one node, so only the distinct rings are planned, each carrying its
+  /// channels' share. Other algorithms: recorded only (their chunk_B already reflects them).
   int channels = 1;
   std::optional<int> switch_endpoint;  // in-switch: the reducing switch's plan rank (ClusterTopology::reduction_switch)
+  std::vector<int> switch_endpoints;   // nvls-tree: each node's reducing switch, in the members' node order
+  double tree_scale = 1;               // nvls-tree: wire bytes across nodes per wire byte through a switch
   double step_overhead_s = 0;  // paid by every step (Exchange::overhead_s), chunk steps included
+  double launch_overhead_s = 0;  // paid once, by each member's first step (NVLS setup)
   double chunk_B = 0;          // pipelining chunk, B (0: none)
   /// Fluid fidelity only: the latency of one step's messages (e.g. the route latency between
   /// members). The planner does not know routes, so the caller says what the folded steps would
@@ -40,6 +47,11 @@ struct CollectiveRequest {
   program::Category category = program::Category::DataParallelComm;
   std::string name = "collective";  // op names: "<name>.s<round>" (step) or "<name>" (fluid)
   std::vector<std::vector<program::OpIndex>> deps;  // per member: ops to wait for first (empty: none)
+  /// Where to record what ran (CollectiveLog.hpp); null: not recorded. The protocol and payload
+  /// below are only recorded: the costs above already carry them.
+  std::shared_ptr<CollectiveLog> log;
+  config::Protocol protocol = config::Protocol::Simple;
+  double payload_B = -1;  // the caller's bytes before protocol overhead; < 0: `bytes`
 };
 
 /// Appends the collective; returns, per member, the op that ends its part (a zero-time marker
@@ -50,7 +62,8 @@ struct CollectiveRequest {
 std::vector<program::OpIndex> append_collective(program::Plan& plan, const CollectiveRequest& request,
                                                 TagAllocator& tags);
 
-/// Which algorithms implement which operations (for the CLI, auto-tuning and validation).
+/// Which algorithms implement which operations (for the CLI, best and validation); false for the
+/// policies nccl and best.
 bool supports(config::CollectiveOp op, config::CollectiveAlgorithm algorithm);
 
 }  // namespace clearfog::collectives

@@ -9,6 +9,13 @@ Schedule pairwise_all_to_all_schedule(int p, double bytes) {
   return s;
 }
 
+Schedule grouped_all_to_all_schedule(int p, double bytes) {
+  Schedule s(p);
+  for (int step = 1; step < p; ++step)
+    for (int i = 0; i < p; ++i) s.send(i, (i + step) % p, bytes / p, 0);
+  return s;
+}
+
 Schedule direct_all_gather_schedule(int p, double bytes) {
   Schedule s(p);
   for (int i = 0; i < p; ++i)

@@ -32,9 +32,9 @@ void Schedule::then(const Schedule& later) {
 
 void Schedule::stretch_to(int rounds) { rounds_ = std::max(rounds_, rounds); }
 
-void Schedule::alongside(const Schedule& other) {
-  for (const Message& m : other.messages_) send(m.from, m.to, m.bytes, m.round, m.lane);
-  rounds_ = std::max(rounds_, other.rounds_);
+void Schedule::alongside(const Schedule& other, int offset) {
+  for (const Message& m : other.messages_) send(m.from, m.to, m.bytes, m.round + offset, m.lane);
+  rounds_ = std::max(rounds_, other.rounds_ + offset);
 }
 
 Schedule Schedule::embedded(const std::vector<int>& positions, int participants) const {

@@ -30,8 +30,9 @@ public:
   /// Declares that the schedule lasts at least `rounds` rounds even if its messages are posted
   /// earlier: a compact schedule for fluid plans folds many rounds into one message per pair.
   void stretch_to(int rounds);
-  /// Runs `other` in the same rounds as this one (groups working side by side).
-  void alongside(const Schedule& other);
+  /// Runs `other` in the same rounds as this one (groups working side by side), its round r in
+  /// round r + offset.
+  void alongside(const Schedule& other, int offset = 0);
   /// This schedule with participant i renamed positions[i], in a schedule of `participants`
   /// (a sub-group's algorithm placed inside a larger group).
   [[nodiscard]] Schedule embedded(const std::vector<int>& positions, int participants) const;

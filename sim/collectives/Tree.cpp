@@ -40,8 +40,9 @@ int root_of(const std::vector<int>& parents) {
   return static_cast<int>(std::find(parents.begin(), parents.end(), -1) - parents.begin());
 }
 
-/// One tree's pipelined reduce-then-broadcast of `bytes` (see Tree.hpp for the rounds).
-Schedule tree_reduce_broadcast(const std::vector<int>& parents, double bytes, double chunk_B, int lane) {
+}  // namespace
+
+Schedule tree_reduce_broadcast_schedule(const std::vector<int>& parents, double bytes, double chunk_B, int lane) {
   const int p = static_cast<int>(parents.size());
   Schedule s(p);
   const auto children = children_of(parents);
@@ -61,8 +62,6 @@ Schedule tree_reduce_broadcast(const std::vector<int>& parents, double bytes, do
   }
   return s;
 }
-
-}  // namespace
 
 std::vector<int> double_binary_tree_parents(int p, bool second) {
   std::vector<int> parents(p);
@@ -87,14 +86,39 @@ int tree_depth(const std::vector<int>& parents) {
   return *std::max_element(depth.begin(), depth.end());
 }
 
-Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B) {
+std::vector<int> nccl_tree_parents(int p, int per_node, bool second) {
+  const int q = p / per_node;
+  const std::vector<int> across = double_binary_tree_parents(q, second);
+  // Each node is a chain; the second tree runs it the other way, so that its head differs.
+  const int head = second ? per_node - 1 : 0;
+  std::vector<int> parents(p);
+  for (int n = 0; n < q; ++n)
+    for (int j = 0; j < per_node; ++j) {
+      const int me = n * per_node + j;
+      if (j != head) parents[me] = n * per_node + (second ? j + 1 : j - 1);
+      else parents[me] = across[n] < 0 ? -1 : across[n] * per_node + head;
+    }
+  return parents;
+}
+
+Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B, int per_node, int rotations) {
   Schedule s(p);
   if (p < 2) return s;
-  // The trees are separate flows (NCCL runs them on separate channels): a pair that is an edge of
-  // both keeps two transfers in the fluid plan, so that every flow of a link has the same size and
-  // max-min sharing keeps the busiest links full to the end.
-  s.alongside(tree_reduce_broadcast(double_binary_tree_parents(p, false), bytes / 2, chunk_B, 0));
-  s.alongside(tree_reduce_broadcast(double_binary_tree_parents(p, true), bytes / 2, chunk_B, 1));
+  const bool nodes = per_node > 0 && p % per_node == 0;
+  const auto first = nodes ? nccl_tree_parents(p, per_node, false) : double_binary_tree_parents(p, false);
+  const auto second = nodes ? nccl_tree_parents(p, per_node, true) : double_binary_tree_parents(p, true);
+  // Rotation c renames local member j of every node (j + c) mod per_node, so that its trees enter
+  // and leave the nodes through other members (and their NICs), as NCCL's channels do.
+  const int r = nodes && per_node < p ? std::clamp(rotations, 1, per_node) : 1;
+  for (int c = 0; c < r; ++c) {
+    std::vector<int> order(p);
+    for (int v = 0; v < p; ++v) order[v] = nodes ? v / per_node * per_node + (v % per_node + c) % per_node : v;
+    // The trees are separate flows (NCCL runs them on separate channels): a pair that is an edge of
+    // both keeps two transfers in the fluid plan, so that every flow of a link has the same size and
+    // max-min sharing keeps the busiest links full to the end.
+    s.alongside(tree_reduce_broadcast_schedule(first, bytes / 2 / r, chunk_B / r, 2 * c).embedded(order, p));
+    s.alongside(tree_reduce_broadcast_schedule(second, bytes / 2 / r, chunk_B / r, 2 * c + 1).embedded(order, p));
+  }
   return s;
 }
 

@@ -34,45 +34,73 @@ constexpr std::optional<CollectiveOp> parse_collective_op(std::string_view name)
 }
 
 enum class CollectiveAlgorithm {
-  Auto,             // pick per operation and size from the platform's tuning table
+  Nccl,             // NCCL's own choice per operation, size and group (collectives/NcclTuner.hpp)
+  Best,             // the fastest of the simulated candidates ("auto" is accepted for it)
   Ring,             // ring in the topology's ring order
-  Tree,             // double binary tree (NCCL)
+  Tree,             // NCCL's tree: chains inside nodes, a double binary tree across them
   HalvingDoubling,  // recursive halving-doubling (Rabenseifner / Thakur et al.)
   Direct,           // direct / pairwise exchange (all-to-all; flat trees for rooted ops)
   Hierarchical,     // intra-node, then inter-node, then intra-node
   InSwitch,         // reduction in the switch (NVLS / SHARP-like), where the platform declares it
+  NvlsTree,         // NVLS inside each node, a double binary tree across nodes (NCCL's NVLSTree)
 };
 
-inline constexpr std::array<CollectiveAlgorithm, 7> kAllCollectiveAlgorithms = {
-    CollectiveAlgorithm::Auto,   CollectiveAlgorithm::Ring,         CollectiveAlgorithm::Tree,
-    CollectiveAlgorithm::HalvingDoubling, CollectiveAlgorithm::Direct, CollectiveAlgorithm::Hierarchical,
-    CollectiveAlgorithm::InSwitch};
+inline constexpr std::array<CollectiveAlgorithm, 9> kAllCollectiveAlgorithms = {
+    CollectiveAlgorithm::Nccl,   CollectiveAlgorithm::Best,         CollectiveAlgorithm::Ring,
+    CollectiveAlgorithm::Tree,   CollectiveAlgorithm::HalvingDoubling, CollectiveAlgorithm::Direct,
+    CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::InSwitch, CollectiveAlgorithm::NvlsTree};
 
 constexpr std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
   switch (a) {
-    case CollectiveAlgorithm::Auto: return "auto";
+    case CollectiveAlgorithm::Nccl: return "nccl";
+    case CollectiveAlgorithm::Best: return "best";
     case CollectiveAlgorithm::Ring: return "ring";
     case CollectiveAlgorithm::Tree: return "tree";
     case CollectiveAlgorithm::HalvingDoubling: return "halving-doubling";
     case CollectiveAlgorithm::Direct: return "direct";
     case CollectiveAlgorithm::Hierarchical: return "hierarchical";
     case CollectiveAlgorithm::InSwitch: return "in-switch";
+    case CollectiveAlgorithm::NvlsTree: return "nvls-tree";
   }
   return "?";
 }
 
+/// The spelling "auto" (clearfog before NCCL's tuner) still means best.
+inline constexpr std::string_view kBestAlias = "auto";
+
 constexpr std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view name) {
+  if (name == kBestAlias) return CollectiveAlgorithm::Best;
   for (CollectiveAlgorithm a : kAllCollectiveAlgorithms)
     if (collective_algorithm_name(a) == name) return a;
   return std::nullopt;
 }
 
 /// Whether `algorithm` can run over `members` ranks: recursive halving-doubling pairs ranks at
-/// distances 1, 2, 4, ..., so it needs a power of two. The tuner (driver::candidate_algorithms) and
-/// the scenario check (collectives.algorithm against parallelism.dp) both ask this.
+/// distances 1, 2, 4, ..., so it needs a power of two. The scenario check (collectives.algorithm
+/// against parallelism.dp) asks this; driver::can_run applies the same rule to any group.
 constexpr bool algorithm_takes_members(CollectiveAlgorithm algorithm, int members) {
   if (algorithm == CollectiveAlgorithm::HalvingDoubling) return members >= 1 && (members & (members - 1)) == 0;
   return members >= 1;
+}
+
+/// Whether `a` names one algorithm (not a policy that picks one).
+constexpr bool is_concrete(CollectiveAlgorithm a) {
+  return a != CollectiveAlgorithm::Nccl && a != CollectiveAlgorithm::Best;
+}
+
+/// NCCL's protocols (src/include/devcomm.h): LL sends an 8-byte flag with every 8 bytes of data,
+/// LL128 one flag word per 128-byte line (120 bytes of data), Simple plain data with a fence per step.
+enum class Protocol { LL, LL128, Simple };
+
+inline constexpr std::array<Protocol, 3> kAllProtocols = {Protocol::LL, Protocol::LL128, Protocol::Simple};
+
+constexpr std::string_view protocol_name(Protocol p) {
+  switch (p) {
+    case Protocol::LL: return "ll";
+    case Protocol::LL128: return "ll128";
+    case Protocol::Simple: return "simple";
+  }
+  return "?";
 }
 
 enum class Fidelity {
@@ -91,7 +119,7 @@ constexpr std::optional<Fidelity> parse_fidelity(std::string_view name) {
 }
 
 struct CollectivesSpec {
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Nccl;
   Fidelity fidelity = Fidelity::Step;
 };
 

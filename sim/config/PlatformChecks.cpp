@@ -204,15 +204,19 @@ void check_node(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
 void check_fat_tree(const ConfigDocument& doc, std::int64_t nodes, std::vector<Diagnostic>& out) {
   const ConfigValue* down = used(doc, "fabric.fat_tree.down");
   if (down) check_product(*down, "down counts", nodes, "fabric.nodes", out);
-  // Without down, the tree is one switch: one level.
-  const std::size_t levels = down ? down->as_list().size() : 1;
+  // Without down, the shape is derived from the node count (derived_fat_tree).
+  const ConfigValue* leaf_nodes = used(doc, "fabric.fat_tree.leaf_nodes");
+  const std::size_t levels =
+      down ? down->as_list().size()
+           : derived_fat_tree(static_cast<int>(nodes), leaf_nodes ? static_cast<int>(leaf_nodes->as_integer()) : 16)
+                 .down.size();
   for (const char* path : {"fabric.fat_tree.up", "fabric.fat_tree.parallel"}) {
     const ConfigValue* v = used(doc, path);
     if (v && v->as_list().size() != levels)
       report_at(*v,
                 fmt::format("has {} {}; give one per level of fabric.fat_tree.down, which has {}{}",
                             v->as_list().size(), v->as_list().size() == 1 ? "entry" : "entries", levels,
-                            down ? "" : " (one switch, when down is not given)"),
+                            down ? "" : " (derived from fabric.nodes, as down is not given)"),
                 out);
   }
 }

@@ -50,6 +50,27 @@ KeySpec dragonfly(std::string name, std::string counts, std::string description)
           .only_with = fabric_is(FabricTopology::Dragonfly)};
 }
 
+/// `prefix`.efficiency of a protocol's figures: optional, a fraction.
+KeySpec protocol_efficiency(std::string prefix, std::string description) {
+  return {.path = std::move(prefix) + ".efficiency",
+          .type = KeyType::Number,
+          .presence = Presence::Optional,
+          .constraint = Constraint::Fraction,
+          .description = std::move(description)};
+}
+
+/// `prefix`.step_overhead of a protocol's figures: only with its efficiency.
+KeySpec protocol_overhead(const std::string& prefix, const std::string& what) {
+  return {.path = prefix + ".step_overhead",
+          .type = KeyType::Quantity,
+          .dimension = Dimension::Time,
+          .presence = Presence::Defaulted,
+          .default_text = "0 us",
+          .constraint = Constraint::NonNegative,
+          .description = "Fixed cost of each algorithm step with " + what + ", on top of the route latency.",
+          .only_with = {Condition::greater(prefix + ".efficiency", 0)}};
+}
+
 }  // namespace
 
 KeyTable make_platform_table() {
@@ -179,11 +200,12 @@ KeyTable make_platform_table() {
            .type = KeyType::Quantity,
            .dimension = Dimension::Bandwidth,
            .presence = Presence::Derived,
-           .default_text = "fabric.nic.bandwidth",
+           .default_text = "fabric.nic.count x fabric.nic.bandwidth",
            .constraint = Constraint::Positive,
            .description = "Bandwidth per direction of one link between fabric switches (fat-tree, "
-                          "dragonfly) or between nodes (torus).",
-           .only_with = {several_nodes()}},
+                          "dragonfly) or between nodes (torus). A node reaches the fabric through one such "
+                          "link, so the rail planes of its NICs are folded into it: the default carries "
+                          "all of a node's NICs."},
           {.path = "fabric.link.latency",
            .type = KeyType::Quantity,
            .dimension = Dimension::Time,
@@ -192,23 +214,34 @@ KeyTable make_platform_table() {
            .constraint = Constraint::NonNegative,
            .description = "Latency of one link between fabric switches or nodes.",
            .only_with = {several_nodes()}},
+          {.path = "fabric.fat_tree.leaf_nodes",
+           .type = KeyType::Integer,
+           .presence = Presence::Defaulted,
+           .default_text = "16",
+           .constraint = Constraint::AtLeastOne,
+           .counts = "nodes",
+           .description = "Most nodes under one leaf switch when fabric.fat_tree.down is not given: the "
+                          "tree is then derived from fabric.nodes alone, one switch for up to this many "
+                          "nodes, else two levels of L nodes per leaf (L the largest divisor of "
+                          "fabric.nodes up to this) under L spines, non-blocking. 16: half the ports of a "
+                          "40-port HDR switch.",
+           .only_with = fabric_is(FabricTopology::FatTree)},
           {.path = "fabric.fat_tree.down",
            .type = KeyType::Integer,
            .presence = Presence::Derived,
-           .default_text = "[fabric.nodes]",
+           .default_text = "from fabric.nodes and fabric.fat_tree.leaf_nodes",
            .constraint = Constraint::AtLeastOne,
            .description = "Children of a switch at each level, from the leaves up (SimGrid's fat tree "
-                          "down counts); the product must be fabric.nodes. Default: one switch "
-                          "joining every node.",
+                          "down counts); the product must be fabric.nodes.",
            .list = true,
            .only_with = fabric_is(FabricTopology::FatTree)},
           {.path = "fabric.fat_tree.up",
            .type = KeyType::Integer,
            .presence = Presence::Derived,
-           .default_text = "[1, ...]",
+           .default_text = "[1, ...], or [1, L] when derived",
            .constraint = Constraint::AtLeastOne,
            .description = "Parents of a node or switch at each level (SimGrid's up counts); one entry "
-                          "per level of fabric.fat_tree.down. Default: 1 per level.",
+                          "per level of fabric.fat_tree.down.",
            .list = true,
            .only_with = fabric_is(FabricTopology::FatTree)},
           {.path = "fabric.fat_tree.parallel",
@@ -258,21 +291,18 @@ KeyTable make_platform_table() {
            .constraint = Constraint::NonNegative,
            .description = "Fixed cost of each step of a collective algorithm (kernel launch, "
                           "protocol, synchronisation)."},
-          {.path = "collectives.intra_node.efficiency",
+          {.path = "collectives.copy_efficiency",
            .type = KeyType::Number,
            .presence = Presence::Optional,
            .constraint = Constraint::Fraction,
-           .description = "Bandwidth protocol figures for collectives whose ranks all sit in one node (NVLink "
-                          "calibration, e.g. the single-node platform's fit); absent: the figures above apply "
-                          "inside nodes too.",
-           .only_with = {several_nodes()}},
-          {.path = "collectives.intra_node.step_overhead",
-           .type = KeyType::Quantity,
-           .dimension = Dimension::Time,
-           .presence = Presence::Defaulted,
-           .default_text = "0 us",
-           .constraint = Constraint::NonNegative,
-           .description = "Fixed cost of each step of a collective inside one node.",
+           .description = "Simple's payload / link bandwidth for operations that only copy (all_gather, "
+                          "all_to_all, broadcast, sendrecv; no reduction on the way); absent: "
+                          "collectives.efficiency."},
+          {.path = "collectives.intra_node.copy_efficiency",
+           .type = KeyType::Number,
+           .presence = Presence::Optional,
+           .constraint = Constraint::Fraction,
+           .description = "The same inside one node; absent: collectives.intra_node.efficiency.",
            .only_with = {Condition::greater("collectives.intra_node.efficiency", 0)}},
           {.path = "collectives.chunk",
            .type = KeyType::Quantity,
@@ -280,21 +310,46 @@ KeyTable make_platform_table() {
            .presence = Presence::Defaulted,
            .default_text = "0 B",
            .constraint = Constraint::NonNegative,
-           .description = "Pipelining chunk of large messages; 0 B: no chunking."},
-          {.path = "collectives.low_latency.efficiency",
+           .description = "Pipelining chunk of ring steps; 0 B: no chunking."},
+          protocol_efficiency("collectives.low_latency",
+                              "NCCL's LL protocol (a flag with every 8 bytes): payload / link bandwidth; absent: "
+                              "LL is not simulated on this platform and never chosen."),
+          protocol_overhead("collectives.low_latency", "LL"),
+          protocol_efficiency("collectives.ll128",
+                              "NCCL's LL128 protocol (a flag word per 128-byte line): payload / link bandwidth; "
+                              "absent: LL128 is not simulated on this platform and never chosen."),
+          protocol_overhead("collectives.ll128", "LL128"),
+          protocol_efficiency("collectives.intra_node",
+                              "Simple's figures for collectives whose ranks all sit in one node (NVLink "
+                              "calibration of a cluster); absent: the figures above apply inside nodes too."),
+          protocol_overhead("collectives.intra_node", "Simple inside a node"),
+          protocol_efficiency("collectives.intra_node.low_latency", "LL's figures inside one node."),
+          protocol_overhead("collectives.intra_node.low_latency", "LL inside a node"),
+          protocol_efficiency("collectives.intra_node.ll128", "LL128's figures inside one node."),
+          protocol_overhead("collectives.intra_node.ll128", "LL128 inside a node"),
+          {.path = "collectives.in_switch.efficiency",
            .type = KeyType::Number,
-           .presence = Presence::Optional,
+           .presence = Presence::Defaulted,
+           .default_text = "1",
            .constraint = Constraint::Fraction,
-           .description = "Payload / link bandwidth of a low-latency protocol (NCCL LL-like: a flag with "
-                          "every 8 bytes); absent: collectives use only the bandwidth protocol above."},
-          {.path = "collectives.low_latency.step_overhead",
+           .description = "In-switch reduction (NVLS): payload / link bandwidth of a member's traffic to "
+                          "and from the reducing switch."},
+          {.path = "collectives.in_switch.latency",
            .type = KeyType::Quantity,
            .dimension = Dimension::Time,
            .presence = Presence::Defaulted,
            .default_text = "0 us",
            .constraint = Constraint::NonNegative,
-           .description = "Fixed cost of each step with the low-latency protocol.",
-           .only_with = {Condition::greater("collectives.low_latency.efficiency", 0)}},
+           .description = "In-switch reduction (NVLS): fixed cost paid once per collective (launch, "
+                          "multicast synchronisation)."},
+          {.path = "collectives.nccl.arch",
+           .type = KeyType::Enum,
+           .choices = names(kAllGpuArchs, gpu_arch_name),
+           .presence = Presence::Defaulted,
+           .default_text = std::string(gpu_arch_name(GpuArch::Ampere)),
+           .description = "GPU generation whose tables NCCL's tuner uses (algorithm: nccl): volta, ampere "
+                          "or hopper (compute capability 7.x, 8.x, 9.x). Other accelerators get the model "
+                          "with Ampere's tables."},
           {.path = "collectives.source",
            .presence = Presence::Defaulted,
            .default_text = "",

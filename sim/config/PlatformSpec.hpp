@@ -1,6 +1,7 @@
 #pragma once
 // A machine: accelerators, how they are joined inside a node, how nodes are joined by a fabric,
 // and how well collective libraries use those links. SI units.
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "config/AcceleratorSpec.hpp"
+#include "config/CollectiveSpec.hpp"
 
 namespace clearfog::config {
 
@@ -112,34 +114,80 @@ struct FabricSpec {
   bool in_network_reduction = false; // SHARP-like reduction in the fabric switches
 };
 
-/// One way a collective library moves data (NCCL's Simple, LL, LL128): what a step costs and
-/// which fraction of the link bandwidth carries payload (LL sends a flag with every 8 bytes).
+/// SimGrid FatTreeParams of a fat tree given only its node count: one switch for up to `leaf_nodes`
+/// nodes; else L nodes per leaf switch, L the largest divisor of `nodes` up to `leaf_nodes`, and L
+/// spines above the nodes / L leaves, each leaf one link to every spine (non-blocking).
+struct FatTreeShape {
+  std::vector<int> down, up, parallel;
+};
+
+inline FatTreeShape derived_fat_tree(int nodes, int leaf_nodes) {
+  if (nodes <= leaf_nodes) return {{nodes}, {1}, {1}};
+  int per_leaf = std::max(1, leaf_nodes);
+  while (nodes % per_leaf != 0) --per_leaf;
+  return {{per_leaf, nodes / per_leaf}, {1, per_leaf}, {1, 1}};
+}
+
+/// GPU generation a collective library tunes for (NCCL's per-architecture tables).
+enum class GpuArch { Volta, Ampere, Hopper };
+
+inline constexpr std::array<GpuArch, 3> kAllGpuArchs = {GpuArch::Volta, GpuArch::Ampere, GpuArch::Hopper};
+
+constexpr std::string_view gpu_arch_name(GpuArch a) {
+  switch (a) {
+    case GpuArch::Volta: return "volta";
+    case GpuArch::Ampere: return "ampere";
+    case GpuArch::Hopper: return "hopper";
+  }
+  return "?";
+}
+
+constexpr std::optional<GpuArch> parse_gpu_arch(std::string_view name) {
+  for (GpuArch a : kAllGpuArchs)
+    if (gpu_arch_name(a) == name) return a;
+  return std::nullopt;
+}
+
+/// What one of NCCL's protocols (Simple, LL, LL128) costs on this platform: which fraction of the
+/// link bandwidth carries payload and what each algorithm step costs on top of the route latency.
 struct CollectiveProtocol {
-  std::string name;
+  Protocol kind = Protocol::Simple;
   double efficiency = 1.0;     // payload / link bandwidth, (0, 1]
+  double copy_efficiency = 1.0;  // the same for operations that only copy (no reduction)
   double step_overhead_s = 0;  // fixed cost of each algorithm step
+  [[nodiscard]] std::string name() const { return std::string(protocol_name(kind)); }
+};
+
+/// A protocol's figures as a platform file gives them; efficiency 0: not given.
+struct ProtocolCost {
+  double efficiency = 0;
+  double step_overhead_s = 0;
+  double copy_efficiency = 0;  // Simple only: all_gather, all_to_all, broadcast, sendrecv; 0: `efficiency`
 };
 
 /// How close collective libraries get to the links on this platform (from measurements).
 struct CollectiveCalibration {
-  double efficiency = 1.0;   // achieved / nominal link bandwidth for large messages, (0, 1]
-  double step_overhead_s = 0; // fixed cost of each algorithm step (kernel, protocol, synchronisation)
-  double chunk_B = 0;         // pipelining chunk for large messages; 0 = no chunking
-  // Optional low-latency protocol (NCCL LL-like): cheaper steps, lower payload efficiency.
-  // Absent when low_latency_efficiency == 0.
-  double low_latency_efficiency = 0;
-  double low_latency_step_overhead_s = 0;
-  // Optional bandwidth-protocol figures for collectives inside one node of a multi-node platform
-  // (NVLink and the fabric are calibrated apart). Absent when intra_node_efficiency == 0.
-  double intra_node_efficiency = 0;
-  double intra_node_step_overhead_s = 0;
-  std::string source;         // measurement the figures come from
+  ProtocolCost simple{1.0, 0};  // collectives.efficiency, collectives.step_overhead
+  ProtocolCost ll;              // collectives.low_latency.*: NCCL's LL
+  ProtocolCost ll128;           // collectives.ll128.*: NCCL's LL128
+  /// collectives.intra_node.*: figures for collectives whose ranks share one node (NVLink and the
+  /// fabric are calibrated apart); a protocol not given here uses the figures above.
+  ProtocolCost intra_simple, intra_ll, intra_ll128;
+  double in_switch_efficiency = 1.0;  // NVLS: payload / link bandwidth through the reducing switch
+  double in_switch_latency_s = 0;     // NVLS: paid once per collective
+  double chunk_B = 0;                 // pipelining chunk of ring steps; 0 = no chunking
+  GpuArch arch = GpuArch::Ampere;     // collectives.nccl.arch
+  std::string source;                 // measurement the figures come from
 
-  /// The protocols a collective may use here: the bandwidth protocol, then the low-latency one.
-  [[nodiscard]] std::vector<CollectiveProtocol> protocols() const {
-    std::vector<CollectiveProtocol> p = {{"simple", efficiency, step_overhead_s}};
-    if (low_latency_efficiency > 0) p.push_back({"low-latency", low_latency_efficiency, low_latency_step_overhead_s});
-    return p;
+  /// Protocol `p` for a collective inside one node or across nodes; nullopt where the platform
+  /// does not say what it costs (Simple always has figures).
+  [[nodiscard]] std::optional<CollectiveProtocol> protocol(Protocol p, bool inside_node) const {
+    const ProtocolCost& outer = p == Protocol::Simple ? simple : p == Protocol::LL ? ll : ll128;
+    const ProtocolCost& inner = p == Protocol::Simple ? intra_simple : p == Protocol::LL ? intra_ll : intra_ll128;
+    const ProtocolCost& c = inside_node && inner.efficiency > 0 ? inner : outer;
+    if (!(c.efficiency > 0)) return std::nullopt;
+    return CollectiveProtocol{p, c.efficiency, c.copy_efficiency > 0 ? c.copy_efficiency : c.efficiency,
+                              c.step_overhead_s};
   }
 };
 

@@ -144,6 +144,16 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
                               dp->as_integer()),
                   out);
       break;
+    case CollectiveAlgorithm::NvlsTree:
+      if (!flag(platform, "node.in_switch_reduction") || nodes == 1)
+        report_at(*algorithm,
+                  fmt::format("nvls-tree reduces in each node's switch and joins the nodes by a tree; platform "
+                              "\"{}\" has {} (node.in_switch_reduction: {}, fabric.nodes: {}); allowed: any other "
+                              "algorithm",
+                              name, nodes == 1 ? "one node" : "no reducing switch",
+                              flag(platform, "node.in_switch_reduction") ? "true" : "false", nodes),
+                  out);
+      break;
     case CollectiveAlgorithm::Hierarchical:
       if (nodes == 1)
         report_at(*algorithm,
@@ -152,7 +162,8 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
                               name),
                   out);
       break;
-    case CollectiveAlgorithm::Auto:
+    case CollectiveAlgorithm::Nccl:
+    case CollectiveAlgorithm::Best:
     case CollectiveAlgorithm::Ring:
     case CollectiveAlgorithm::Tree:
     case CollectiveAlgorithm::Direct: break;

@@ -7,6 +7,17 @@ namespace clearfog::config {
 
 using units::Dimension;
 
+namespace {
+
+/// The algorithms, and "auto", which means best.
+std::vector<std::string> algorithm_choices() {
+  auto choices = names(kAllCollectiveAlgorithms, collective_algorithm_name);
+  choices.emplace_back(kBestAlias);
+  return choices;
+}
+
+}  // namespace
+
 KeyTable make_scenario_table() {
   return KeyTable(
       DocumentKind::Scenario,
@@ -180,14 +191,18 @@ KeyTable make_scenario_table() {
            .list = true},
           {.path = "collectives.algorithm",
            .type = KeyType::Enum,
-           .choices = names(kAllCollectiveAlgorithms, collective_algorithm_name),
+           .choices = algorithm_choices(),
            .presence = Presence::Defaulted,
-           .default_text = std::string(collective_algorithm_name(CollectiveAlgorithm::Auto)),
-           .description = "Algorithm of every collective. auto: chosen per operation and size; ring; "
-                          "tree: double binary tree; halving-doubling: recursive halving-doubling; "
-                          "direct: pairwise exchange; hierarchical: inside nodes, then across them, "
-                          "then inside (needs fabric.nodes > 1); in-switch: the switch reduces (needs "
-                          "node.in_switch_reduction or fabric.in_network_reduction)."},
+           .default_text = std::string(collective_algorithm_name(CollectiveAlgorithm::Nccl)),
+           .description = "Algorithm of every collective. nccl: NCCL's own choice of algorithm, protocol "
+                          "and channels per operation, size and group (docs/collectives.md); best: the "
+                          "fastest of the simulated candidates (auto is the same); ring; tree: NCCL's tree "
+                          "(chains in nodes, double binary tree across); halving-doubling: recursive "
+                          "halving-doubling; direct: pairwise exchange; hierarchical: inside nodes, then "
+                          "across them, then inside (needs fabric.nodes > 1); in-switch: the switch "
+                          "reduces (needs node.in_switch_reduction); nvls-tree: the switch reduces in each "
+                          "node, a tree joins the nodes (needs both). An algorithm that lacks an operation "
+                          "or cannot run on a group leaves it to nccl."},
           {.path = "collectives.fidelity",
            .type = KeyType::Enum,
            .choices = names(kAllFidelities, fidelity_name),

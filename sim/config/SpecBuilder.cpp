@@ -110,15 +110,20 @@ FabricSpec build_fabric(const ConfigDocument& document) {
   // Derived: switch-to-switch links as fast as a NIC.
   const ConfigValue& bandwidth = document.at("fabric.link.bandwidth");
   const ConfigValue& latency = document.at("fabric.link.latency");
-  fabric.link.bandwidth_Bps = bandwidth.is_derived() ? fabric.nic.bandwidth_Bps : bandwidth.as_number();
+  // Derived: the node's link into the fabric carries all its NICs (rail planes folded).
+  fabric.link.bandwidth_Bps =
+      bandwidth.is_derived() ? fabric.nic_count * fabric.nic.bandwidth_Bps : bandwidth.as_number();
   fabric.link.latency_s = latency.is_derived() ? fabric.nic.latency_s : latency.as_number();
   switch (fabric.topology) {
     case FabricTopology::FatTree: {
-      // Derived: one switch joining every node; one parent and one link per level.
-      fabric.fat_tree_down = int_list_or(document, "fabric.fat_tree.down", {fabric.nodes});
+      // Derived: the shape from the node count alone (derived_fat_tree); given levels without up or
+      // parallel: one parent and one link per level.
+      const auto shape = derived_fat_tree(fabric.nodes, document.get_int("fabric.fat_tree.leaf_nodes"));
+      const bool given = !document.at("fabric.fat_tree.down").is_derived();
+      fabric.fat_tree_down = given ? document.get_int_list("fabric.fat_tree.down") : shape.down;
       const std::vector<int> ones(fabric.fat_tree_down.size(), 1);
-      fabric.fat_tree_up = int_list_or(document, "fabric.fat_tree.up", ones);
-      fabric.fat_tree_parallel = int_list_or(document, "fabric.fat_tree.parallel", ones);
+      fabric.fat_tree_up = int_list_or(document, "fabric.fat_tree.up", given ? ones : shape.up);
+      fabric.fat_tree_parallel = int_list_or(document, "fabric.fat_tree.parallel", given ? ones : shape.parallel);
       break;
     }
     case FabricTopology::Torus: fabric.torus_dims = document.get_int_list("fabric.torus.dims"); break;
@@ -136,6 +141,32 @@ FabricSpec build_fabric(const ConfigDocument& document) {
   return fabric;
 }
 
+/// A protocol's figures under `prefix`, or none when its efficiency is not given.
+ProtocolCost protocol_cost(const ConfigDocument& document, const std::string& prefix) {
+  const ConfigValue* efficiency = document.find(prefix + ".efficiency");
+  if (!efficiency) return {};
+  const ConfigValue* copy = document.find(prefix + ".copy_efficiency");
+  return {efficiency->as_number(), document.get_number(prefix + ".step_overhead"), copy ? copy->as_number() : 0.0};
+}
+
+CollectiveCalibration build_collectives(const ConfigDocument& document) {
+  CollectiveCalibration c;
+  const ConfigValue* copy = document.find("collectives.copy_efficiency");
+  c.simple = {document.get_number("collectives.efficiency"), document.get_number("collectives.step_overhead"),
+              copy ? copy->as_number() : 0.0};
+  c.ll = protocol_cost(document, "collectives.low_latency");
+  c.ll128 = protocol_cost(document, "collectives.ll128");
+  c.intra_simple = protocol_cost(document, "collectives.intra_node");
+  c.intra_ll = protocol_cost(document, "collectives.intra_node.low_latency");
+  c.intra_ll128 = protocol_cost(document, "collectives.intra_node.ll128");
+  c.in_switch_efficiency = document.get_number("collectives.in_switch.efficiency");
+  c.in_switch_latency_s = document.get_number("collectives.in_switch.latency");
+  c.chunk_B = document.get_number("collectives.chunk");
+  c.arch = enum_value<GpuArch>(document, "collectives.nccl.arch", parse_gpu_arch);
+  c.source = document.get_string("collectives.source");
+  return c;
+}
+
 }  // namespace
 
 PlatformSpec build_platform(const ConfigDocument& document) {
@@ -145,18 +176,7 @@ PlatformSpec build_platform(const ConfigDocument& document) {
   spec.accelerator = build_accelerator(child_of(document, "accelerator"));
   spec.node = build_node(document);
   spec.fabric = build_fabric(document);
-  spec.collectives.efficiency = document.get_number("collectives.efficiency");
-  spec.collectives.step_overhead_s = document.get_number("collectives.step_overhead");
-  spec.collectives.chunk_B = document.get_number("collectives.chunk");
-  if (const ConfigValue* low_latency = document.find("collectives.low_latency.efficiency")) {
-    spec.collectives.low_latency_efficiency = low_latency->as_number();
-    spec.collectives.low_latency_step_overhead_s = document.get_number("collectives.low_latency.step_overhead");
-  }
-  if (const ConfigValue* intra = document.find("collectives.intra_node.efficiency")) {
-    spec.collectives.intra_node_efficiency = intra->as_number();
-    spec.collectives.intra_node_step_overhead_s = document.get_number("collectives.intra_node.step_overhead");
-  }
-  spec.collectives.source = document.get_string("collectives.source");
+  spec.collectives = build_collectives(document);
   return spec;
 }
 

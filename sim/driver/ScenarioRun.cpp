@@ -3,24 +3,24 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "driver/CollectiveRun.hpp"
-#include "driver/ProtocolChoice.hpp"
 #include "driver/ResourceEstimate.hpp"
 #include "driver/TuningTable.hpp"
 #include "config/ScaleLimits.hpp"
 #include "engine/Replay.hpp"
-#include "parallel/StepPlanner.hpp"
 #include "kernels/BlockedGemmModel.hpp"
+#include "parallel/StepPlanner.hpp"
 #include "topology/ClusterTopology.hpp"
 
 namespace clearfog::driver {
 namespace {
 
-/// Above this many ranks, auto-tuning simulates candidates at fluid fidelity: step fidelity costs
+/// Above this many ranks, best simulates its candidates at fluid fidelity: step fidelity costs
 /// O(P^2) events per candidate.
 constexpr int kStepTuningMaxRanks = 64;
 
@@ -35,42 +35,64 @@ std::vector<int> in_ring_order(const topology::ClusterTopology& cluster, const s
   return ordered;
 }
 
-/// Collectives over any device group (tensor, data-parallel and ZeRO groups), members in ring
-/// order: the scenario's algorithm where it implements the operation, else ring; with `auto`, the
-/// all-reduce over every device of a plain data-parallel run takes the tuning table's choice
-/// (simulated candidates). The protocol is the one with the least closed-form ring time for the
-/// group and size (fastest_protocol).
+/// Requests for a collective over any device group — data-parallel, tensor-parallel, ZeRO and
+/// pipeline groups alike, members in ring order: the scenario's algorithm resolved for this
+/// operation, size and group (nccl: NCCL's tuner; best: the fastest simulated candidate on a group
+/// of the same shape; an explicit algorithm where it can run, else nccl's choice), carried out with
+/// the platform's figures and recorded in `log`.
+class GroupRequests {
+public:
+  GroupRequests(const topology::ClusterTopology& cluster, const config::ScenarioSpec& scenario,
+                std::shared_ptr<collectives::CollectiveLog> log)
+      : cluster_(cluster), algorithm_(scenario.collectives.algorithm), fidelity_(scenario.collectives.fidelity),
+        log_(std::move(log)), tables_(std::make_shared<std::map<std::vector<int>, TuningTable>>()) {}
+
+  collectives::CollectiveRequest operator()(config::CollectiveOp op, const std::vector<int>& group,
+                                            double bytes) const {
+    const auto members = in_ring_order(cluster_, group);
+    CollectivePlanChoice choice;
+    if (algorithm_ == config::CollectiveAlgorithm::Best && members.size() > 1) {
+      const auto best = best_table(op, members).select(op, bytes);
+      choice = choose_collective(cluster_, op, members, bytes, best.algorithm, best.protocol);
+    } else {
+      choice = choose_collective(cluster_, op, members, bytes,
+                                 algorithm_ == config::CollectiveAlgorithm::Best ? config::CollectiveAlgorithm::Nccl
+                                                                                 : algorithm_);
+    }
+    auto request = make_request(cluster_, op, members, bytes, choice, fidelity_);
+    request.log = log_;
+    return request;
+  }
+
+private:
+  /// Best's table for groups shaped like `members`, simulated once on such a group on the first nodes.
+  const TuningTable& best_table(config::CollectiveOp op, const std::vector<int>& members) const {
+    std::vector<int> shape;
+    const int first_node = cluster_.node_of(members.front());
+    for (int m : members)
+      shape.push_back((cluster_.node_of(m) - first_node) * cluster_.devices_per_node() + cluster_.local_index(m));
+    auto& table = (*tables_)[shape];
+    if (!table.covers(op)) {
+      const auto fidelity = static_cast<int>(shape.size()) > kStepTuningMaxRanks ? config::Fidelity::Fluid : fidelity_;
+      table.merge(cached_tuning_table(cluster_, shape, fidelity, {op}));
+    }
+    return table;
+  }
+
+  const topology::ClusterTopology& cluster_;
+  config::CollectiveAlgorithm algorithm_;
+  config::Fidelity fidelity_;
+  std::shared_ptr<collectives::CollectiveLog> log_;
+  std::shared_ptr<std::map<std::vector<int>, TuningTable>> tables_;  // shared by copies of the function
+};
+
+/// Collectives over any device group (tensor, data-parallel, ZeRO and pipeline groups).
 parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cluster,
-                                             const config::ScenarioSpec& scenario) {
+                                             const config::ScenarioSpec& scenario,
+                                             std::shared_ptr<collectives::CollectiveLog> log) {
   parallel::GroupCollectives c;
   c.endpoints = cluster.endpoint_count();
-  const auto algorithm = scenario.collectives.algorithm;
-  const auto fidelity = scenario.collectives.fidelity;
-  const int dp = scenario.parallelism.dp;
-  std::shared_ptr<TuningTable> table;
-  if (algorithm == config::CollectiveAlgorithm::Auto && dp > 1 && dp == cluster.device_count()) {
-    const auto tuning_fidelity = dp > kStepTuningMaxRanks ? config::Fidelity::Fluid : fidelity;
-    table = std::make_shared<TuningTable>(
-        cached_tuning_table(cluster, dp, tuning_fidelity, {config::CollectiveOp::AllReduce}));
-  }
-  c.request = [&cluster, algorithm, fidelity, table](config::CollectiveOp op, const std::vector<int>& members,
-                                                     double bytes) {
-    const auto ordered = in_ring_order(cluster, members);
-    const int n = static_cast<int>(members.size());
-    if (table && op == config::CollectiveOp::AllReduce && n == cluster.device_count()) {
-      const auto choice = table->select(op, bytes, std::nullopt);
-      config::CollectiveProtocol protocol;
-      for (const auto& p : cluster.platform().collectives.protocols())
-        if (p.name == choice.protocol) protocol = p;
-      return make_request(cluster, {op, choice.algorithm, protocol, fidelity, n, bytes}, ordered);
-    }
-    const auto protocol = fastest_protocol(cluster, op, ordered, bytes);
-    auto chosen = config::CollectiveAlgorithm::Ring;
-    if (algorithm != config::CollectiveAlgorithm::Auto && collectives::supports(op, algorithm)) chosen = algorithm;
-    if (chosen == config::CollectiveAlgorithm::Hierarchical || chosen == config::CollectiveAlgorithm::InSwitch)
-      chosen = config::CollectiveAlgorithm::Ring;  // need node-aligned groups
-    return make_request(cluster, {op, chosen, protocol, fidelity, n, bytes}, ordered);
-  };
+  c.request = GroupRequests(cluster, scenario, std::move(log));
   return c;
 }
 
@@ -83,6 +105,7 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunLimits& 
   };
   if (limits.max_memory_bytes) check_memory(estimate_floor(scenario), *limits.max_memory_bytes);
   phase("building the platform", 0);
+  run.collectives = std::make_shared<collectives::CollectiveLog>();
   const auto topology = topology::ClusterTopology::build(scenario.platform);
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
   parallel::PlanOptions options;
@@ -93,8 +116,9 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunLimits& 
                                scenario.collectives.fidelity == config::Fidelity::Fluid &&
                                scenario.parallelism.zero_stage < 3);
   phase("planning", 0);
-  run.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario), options);
-  spdlog::debug("planned {} ranks, {} gradient buckets", run.step.plan.rank_count(), run.step.buckets.size());
+  run.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario, run.collectives), options);
+  spdlog::debug("planned {} ranks, {} gradient buckets, {} collectives", run.step.plan.rank_count(),
+                run.step.buckets.size(), run.collectives->records().size());
   const ResourceEstimate estimate = estimate_plan(run.step.plan);
   spdlog::info("plan: {} ops, {} messages, ~{} estimated", estimate.ops, estimate.messages,
                config::memory_text(estimate.bytes()));

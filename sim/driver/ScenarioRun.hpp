@@ -2,8 +2,10 @@
 // One scenario end to end: plan the iteration, build the topology, replay it with SimGrid and
 // derive the metrics. Runs a simulation, so at most once per process (run_scenario_forked()
 // runs it in a child).
+#include <memory>
 #include <optional>
 
+#include "collectives/CollectiveLog.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "driver/RunWatch.hpp"
 #include "engine/SimulationResult.hpp"
@@ -16,6 +18,8 @@ struct ScenarioRun {
   parallel::StepPlan step;
   engine::SimulationResult simulation;
   report::StepMetrics metrics;
+  /// Which algorithm, protocol and channels each collective of the plan used.
+  std::shared_ptr<collectives::CollectiveLog> collectives;
 };
 
 /// What one run may use: memory (the estimate from the scenario, then from the plan, is checked

@@ -34,10 +34,13 @@ std::uint64_t fnv1a(const std::string& text) {
   return h;
 }
 
-/// Everything about a platform that changes collective timings, as text.
-std::string timing_fingerprint(const topology::ClusterTopology& cluster, int ranks, config::Fidelity fidelity) {
+/// Everything about a platform and group that changes collective timings, as text.
+std::string timing_fingerprint(const topology::ClusterTopology& cluster, const std::vector<int>& members,
+                               config::Fidelity fidelity) {
   const auto& p = cluster.platform();
-  std::string s = fmt::format("v1|{}|{}|{}|", ranks, config::fidelity_name(fidelity), p.device_count());
+  std::string s = fmt::format("v2|{}|{}|", config::fidelity_name(fidelity), p.device_count());
+  for (int m : members) s += fmt::format("{},", m);
+  s += "|";
   for (const auto& l : cluster.node().links()) s += fmt::format("{}:{}>{}:{:.9g}:{:.9g}|", l.name, l.from, l.to, l.bandwidth_Bps, l.latency_s);
   s += fmt::format("nodes {} {} nic {} {:.9g} {:.9g} rail {} link {:.9g} {:.9g} red {} {}|", p.fabric.nodes,
                    config::fabric_topology_name(p.fabric.topology), p.fabric.nic_count, p.fabric.nic.bandwidth_Bps,
@@ -48,9 +51,11 @@ std::string timing_fingerprint(const topology::ClusterTopology& cluster, int ran
   for (int v : p.fabric.fat_tree_parallel) s += fmt::format("p{}", v);
   for (int v : p.fabric.torus_dims) s += fmt::format("t{}", v);
   for (int v : p.fabric.dragonfly) s += fmt::format("f{}", v);
-  for (const auto& pr : p.collectives.protocols())
-    s += fmt::format("|{}:{:.9g}:{:.9g}", pr.name, pr.efficiency, pr.step_overhead_s);
-  s += fmt::format("|chunk {:.9g}", p.collectives.chunk_B);
+  const auto& c = p.collectives;
+  for (const config::ProtocolCost& pr : {c.simple, c.ll, c.ll128, c.intra_simple, c.intra_ll, c.intra_ll128})
+    s += fmt::format("|{:.9g}:{:.9g}:{:.9g}", pr.efficiency, pr.step_overhead_s, pr.copy_efficiency);
+  s += fmt::format("|nvls {:.9g} {:.9g}|chunk {:.9g}|arch {}", c.in_switch_efficiency, c.in_switch_latency_s, c.chunk_B,
+                   config::gpu_arch_name(c.arch));
   return s;
 }
 
@@ -64,30 +69,27 @@ std::filesystem::path cache_directory() {
 }  // namespace
 
 std::vector<CollectiveAlgorithm> candidate_algorithms(const topology::ClusterTopology& cluster, CollectiveOp op,
-                                                      int ranks) {
+                                                      const std::vector<int>& members) {
   std::vector<CollectiveAlgorithm> out;
-  for (CollectiveAlgorithm a : config::kAllCollectiveAlgorithms) {
-    if (a == CollectiveAlgorithm::Auto || !collectives::supports(op, a)) continue;
-    if (a == CollectiveAlgorithm::InSwitch && !cluster.reduction_switch(0)) continue;
-    if (a == CollectiveAlgorithm::Hierarchical && ranks <= cluster.devices_per_node()) continue;
-    if (!config::algorithm_takes_members(a, ranks)) continue;
-    out.push_back(a);
-  }
+  for (CollectiveAlgorithm a : config::kAllCollectiveAlgorithms)
+    if (can_run(cluster, op, members, a)) out.push_back(a);
   return out;
 }
 
-TuningTable TuningTable::build(const topology::ClusterTopology& cluster, int ranks, config::Fidelity fidelity,
-                               const std::vector<CollectiveOp>& ops) {
+TuningTable TuningTable::build(const topology::ClusterTopology& cluster, const std::vector<int>& members,
+                               config::Fidelity fidelity, const std::vector<CollectiveOp>& ops) {
   TuningTable table;
-  const auto protocols = cluster.platform().collectives.protocols();
   for (CollectiveOp op : ops) {
-    const auto algorithms = candidate_algorithms(cluster, op, ranks);
+    const auto algorithms = candidate_algorithms(cluster, op, members);
     for (double bytes : tuned_sizes()) {
       TuningRow row{op, bytes, {}};
       for (CollectiveAlgorithm a : algorithms) {
-        for (const auto& protocol : protocols) {
-          const CollectiveCase c{op, a, protocol, fidelity, ranks, bytes};
-          row.candidates.push_back({a, protocol.name, measure_collective(cluster, c).time_s});
+        for (config::Protocol protocol : config::kAllProtocols) {
+          // NVLS runs Simple only; a protocol the platform has no figures for is not a candidate.
+          if (a == CollectiveAlgorithm::InSwitch && protocol != config::Protocol::Simple) continue;
+          if (!group_protocol(cluster, members, protocol)) continue;
+          CollectiveCase c{op, a, protocol, fidelity, static_cast<int>(members.size()), bytes, members};
+          row.candidates.push_back({a, protocol, measure_collective(cluster, c).time_s});
         }
       }
       // Stable: ties keep the declaration order of algorithms and protocols.
@@ -124,10 +126,11 @@ std::string TuningTable::render() const {
     std::string others;
     for (std::size_t i = 1; i < row.candidates.size(); ++i)
       others += fmt::format("{}{}/{} {}", i > 1 ? ", " : "", config::collective_algorithm_name(row.candidates[i].algorithm),
-                            row.candidates[i].protocol, units::format(row.candidates[i].time_s, units::Dimension::Time));
+                            config::protocol_name(row.candidates[i].protocol), units::format(row.candidates[i].time_s, units::Dimension::Time));
     out += fmt::format("{:<16}{:>12}  {:<30}{}\n", config::collective_op_name(row.op),
                        units::format(row.bytes, units::Dimension::Bytes),
-                       fmt::format("{}/{} {}", config::collective_algorithm_name(best.algorithm), best.protocol,
+                       fmt::format("{}/{} {}", config::collective_algorithm_name(best.algorithm),
+                                   config::protocol_name(best.protocol),
                                    units::format(best.time_s, units::Dimension::Time)),
                        others);
   }
@@ -140,7 +143,7 @@ nlohmann::json TuningTable::to_json() const {
     nlohmann::json cands = nlohmann::json::array();
     for (const auto& c : row.candidates)
       cands.push_back({{"algorithm", config::collective_algorithm_name(c.algorithm)},
-                       {"protocol", c.protocol},
+                       {"protocol", config::protocol_name(c.protocol)},
                        {"time_s", c.time_s}});
     rows.push_back({{"op", config::collective_op_name(row.op)}, {"bytes", row.bytes}, {"candidates", cands}});
   }
@@ -158,17 +161,21 @@ TuningTable TuningTable::from_json(const nlohmann::json& j) {
     for (const auto& c : r.at("candidates")) {
       const auto a = config::parse_collective_algorithm(c.at("algorithm").get<std::string>());
       if (!a) throw Error("tuning cache: unknown algorithm");
-      row.candidates.push_back({*a, c.at("protocol").get<std::string>(), c.at("time_s").get<double>()});
+      const auto name = c.at("protocol").get<std::string>();
+      const auto protocol = std::find_if(config::kAllProtocols.begin(), config::kAllProtocols.end(),
+                                         [&](config::Protocol p) { return config::protocol_name(p) == name; });
+      if (protocol == config::kAllProtocols.end()) throw Error("tuning cache: unknown protocol");
+      row.candidates.push_back({*a, *protocol, c.at("time_s").get<double>()});
     }
     t.rows_.push_back(std::move(row));
   }
   return t;
 }
 
-TuningTable cached_tuning_table(const topology::ClusterTopology& cluster, int ranks, config::Fidelity fidelity,
-                                const std::vector<CollectiveOp>& ops) {
+TuningTable cached_tuning_table(const topology::ClusterTopology& cluster, const std::vector<int>& members,
+                                config::Fidelity fidelity, const std::vector<CollectiveOp>& ops) {
   const auto dir = cache_directory();
-  const auto file = dir / fmt::format("tuning-{:016x}.json", fnv1a(timing_fingerprint(cluster, ranks, fidelity)));
+  const auto file = dir / fmt::format("tuning-{:016x}.json", fnv1a(timing_fingerprint(cluster, members, fidelity)));
   TuningTable table;
   std::error_code ec;
   if (std::ifstream in(file); in) {
@@ -183,8 +190,8 @@ TuningTable cached_tuning_table(const topology::ClusterTopology& cluster, int ra
   for (CollectiveOp op : ops)
     if (!table.covers(op)) missing.push_back(op);
   if (missing.empty()) return table;
-  spdlog::info("tuning collectives for {} ranks ({} ops); cached in {}", ranks, missing.size(), file.string());
-  table.merge(TuningTable::build(cluster, ranks, fidelity, missing));
+  spdlog::info("tuning collectives for {} ranks ({} ops); cached in {}", members.size(), missing.size(), file.string());
+  table.merge(TuningTable::build(cluster, members, fidelity, missing));
   // Write to a temporary file and rename: a reader never sees half a table.
   std::filesystem::create_directories(dir, ec);
   const auto tmp = file.string() + ".tmp";

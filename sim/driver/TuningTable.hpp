@@ -1,8 +1,8 @@
 #pragma once
-// `algorithm: auto`: which algorithm and protocol to use for an operation of a given size on a
-// platform, decided the way MCR-DL mixes communication backends and NCCL's tuner picks
-// (algorithm, protocol): by comparing the candidates — here by simulating each one on the
-// platform. The table is built once per (platform, ranks, fidelity), cached on disk and printable.
+// `algorithm: best` (also spelt auto): the fastest algorithm and protocol for an operation of a
+// given size on a device group, the way MCR-DL mixes communication backends: by simulating every
+// candidate on the platform. Unlike `nccl` (NcclTuner) it asks the simulator, not NCCL's cost
+// model. The table is built once per (platform, group, fidelity), cached on disk and printable.
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -16,7 +16,7 @@ namespace clearfog::driver {
 
 struct TuningChoice {
   config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;
-  std::string protocol;
+  config::Protocol protocol = config::Protocol::Simple;
   double time_s = 0;
 };
 
@@ -26,16 +26,16 @@ struct TuningRow {
   std::vector<TuningChoice> candidates;  // fastest first
 };
 
-/// Algorithms that can run `op` over `ranks` devices of this platform (in-switch only with a
-/// reducing switch, hierarchical only across nodes, halving-doubling only for powers of two).
+/// Concrete algorithms that can run `op` over `members` (driver::can_run).
 std::vector<config::CollectiveAlgorithm> candidate_algorithms(const topology::ClusterTopology& cluster,
-                                                              config::CollectiveOp op, int ranks);
+                                                              config::CollectiveOp op, const std::vector<int>& members);
 
 class TuningTable {
 public:
-  /// Simulates every candidate (algorithm x protocol) of every op at sizes 1 KiB, 4 KiB, … 4 GiB.
-  static TuningTable build(const topology::ClusterTopology& cluster, int ranks, config::Fidelity fidelity,
-                           const std::vector<config::CollectiveOp>& ops);
+  /// Simulates every candidate (algorithm x protocol the platform models for the group) of every op
+  /// over `members` at sizes 1 KiB, 4 KiB, … 4 GiB.
+  static TuningTable build(const topology::ClusterTopology& cluster, const std::vector<int>& members,
+                           config::Fidelity fidelity, const std::vector<config::CollectiveOp>& ops);
 
   /// The fastest choice for `op` at `bytes`: the row of the largest tuned size not above `bytes`
   /// (the smallest row below 1 KiB). With `only`, the fastest protocol of that algorithm.
@@ -55,10 +55,11 @@ private:
   std::vector<TuningRow> rows_;
 };
 
-/// The table for this platform from the cache directory ($CLEARFOG_CACHE_DIR, else
+/// The table for this group from the cache directory ($CLEARFOG_CACHE_DIR, else
 /// $XDG_CACHE_HOME/clearfog, else ~/.cache/clearfog), built and stored if missing or if it lacks
-/// one of `ops`. The cache key is a hash of everything in the platform that affects timing.
-TuningTable cached_tuning_table(const topology::ClusterTopology& cluster, int ranks, config::Fidelity fidelity,
-                                const std::vector<config::CollectiveOp>& ops);
+/// one of `ops`. The cache key is a hash of everything in the platform that affects timing and of
+/// the group.
+TuningTable cached_tuning_table(const topology::ClusterTopology& cluster, const std::vector<int>& members,
+                                config::Fidelity fidelity, const std::vector<config::CollectiveOp>& ops);
 
 }  // namespace clearfog::driver

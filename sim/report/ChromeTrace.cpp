@@ -32,11 +32,28 @@ nlohmann::ordered_json metadata(const char* name, int pid, int tid, const std::s
   return e;
 }
 
+/// For each device rank and op, the index of the collective record it belongs to (-1: none).
+std::vector<std::vector<int>> collective_of_ops(const program::Plan& plan, int devices,
+                                                const collectives::CollectiveLog* log) {
+  std::vector<std::vector<int>> of(devices);
+  for (int r = 0; r < devices; ++r) of[r].assign(plan.ranks[r].size(), -1);
+  if (!log) return of;
+  const auto& records = log->records();
+  for (std::size_t c = 0; c < records.size(); ++c)
+    for (const auto& range : records[c].ops)
+      if (range.rank < devices)
+        for (auto i = range.first; i < range.end && i < of[range.rank].size(); ++i) of[range.rank][i] = static_cast<int>(c);
+  return of;
+}
+
 }  // namespace
 
-nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine::SimulationResult& result) {
+nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine::SimulationResult& result,
+                                         int device_count, const collectives::CollectiveLog* log) {
+  const int devices = device_count < 0 ? plan.rank_count() : std::min(device_count, plan.rank_count());
+  const auto collective_of = collective_of_ops(plan, devices, log);
   auto events = nlohmann::ordered_json::array();
-  for (int r = 0; r < plan.rank_count(); ++r) {
+  for (int r = 0; r < devices; ++r) {
     events.push_back(metadata("process_name", r, 0, "device " + std::to_string(r)));
     nlohmann::ordered_json sort;
     sort["name"] = "process_sort_index";
@@ -55,7 +72,7 @@ nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine
 
   // Complete events, per thread in start order (stable: program order breaks ties), so timestamps
   // never decrease along a thread.
-  for (int r = 0; r < plan.rank_count(); ++r) {
+  for (int r = 0; r < devices; ++r) {
     const auto& ops = plan.ranks[r].ops();
     std::vector<program::OpIndex> order(ops.size());
     for (program::OpIndex i = 0; i < order.size(); ++i) order[i] = i;
@@ -81,6 +98,13 @@ nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine
         for (const auto& s : op.sends) sent += s.bytes;
         args["bytes_sent"] = sent;
       }
+      if (const int c = collective_of[r][i]; c >= 0) {
+        const auto& record = log->records()[static_cast<std::size_t>(c)];
+        args["collective"] = record.name;
+        args["algorithm"] = std::string(config::collective_algorithm_name(record.algorithm));
+        args["protocol"] = std::string(config::protocol_name(record.protocol));
+        args["channels"] = record.channels;
+      }
       e["args"] = std::move(args);
       events.push_back(std::move(e));
     }
@@ -89,13 +113,13 @@ nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine
   // Flows: each send (src, dst, tag) to the receive posted on dst for (src, tag). The flow starts
   // when the sending op starts and ends, bound to the enclosing slice, when the receiving op ends.
   std::map<std::tuple<int, int, std::uint64_t>, program::OpIndex> receive_of;  // (src, dst, tag) -> op on dst
-  for (int r = 0; r < plan.rank_count(); ++r) {
+  for (int r = 0; r < devices; ++r) {
     const auto& ops = plan.ranks[r].ops();
     for (program::OpIndex i = 0; i < ops.size(); ++i)
       for (const auto& rv : ops[i].recvs) receive_of.emplace(std::tuple(rv.peer, r, rv.tag), i);
   }
   std::uint64_t flow_id = 0;
-  for (int r = 0; r < plan.rank_count(); ++r) {
+  for (int r = 0; r < devices; ++r) {
     const auto& ops = plan.ranks[r].ops();
     for (program::OpIndex i = 0; i < ops.size(); ++i) {
       for (const auto& s : ops[i].sends) {

@@ -5,12 +5,16 @@
 // point-to-point send to the receive it matches. Times in microseconds. Deterministic.
 #include <nlohmann/json.hpp>
 
+#include "collectives/CollectiveLog.hpp"
 #include "engine/SimulationResult.hpp"
 #include "program/Program.hpp"
 
 namespace clearfog::report {
 
-/// The trace as a JSON object {"traceEvents": [...], "displayTimeUnit": "ms"}.
-nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine::SimulationResult& result);
+/// The trace as a JSON object {"traceEvents": [...], "displayTimeUnit": "ms"}. Only ranks below
+/// `devices` are processes (reducing switches are plan ranks, not devices; < 0: every rank); with a
+/// log, each op of a collective carries its algorithm, protocol and channels in its args.
+nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine::SimulationResult& result,
+                                         int devices = -1, const collectives::CollectiveLog* log = nullptr);
 
 }  // namespace clearfog::report

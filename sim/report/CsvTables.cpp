@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <vector>
 #include <fstream>
 
 #include "core/Errors.hpp"
@@ -19,9 +21,13 @@ std::string csv_field(const std::string& text) {
   return quoted + '"';
 }
 
-std::string ops_csv(const program::Plan& plan, const engine::SimulationResult& result) {
+int device_ranks(const program::Plan& plan, int devices) {
+  return devices < 0 ? plan.rank_count() : std::min(devices, plan.rank_count());
+}
+
+std::string ops_csv(const program::Plan& plan, const engine::SimulationResult& result, int devices) {
   std::string out = "rank,stream,op,category,start_s,end_s\n";
-  for (int r = 0; r < plan.rank_count(); ++r) {
+  for (int r = 0; r < device_ranks(plan, devices); ++r) {
     const auto& ops = plan.ranks[r].ops();
     for (std::size_t i = 0; i < ops.size(); ++i)
       out += fmt::format("{},{},{},{},{},{}\n", r, program::stream_name(ops[i].stream), csv_field(ops[i].name),
@@ -30,12 +36,12 @@ std::string ops_csv(const program::Plan& plan, const engine::SimulationResult& r
   return out;
 }
 
-std::string devices_csv(const program::Plan& plan, const engine::SimulationResult& result) {
+std::string devices_csv(const program::Plan& plan, const engine::SimulationResult& result, int devices) {
   std::string out = "rank";
   for (int c = 0; c < program::kCategoryCount; ++c)
     out += fmt::format(",{}_s", program::category_name(static_cast<program::Category>(c)));
   out += ",compute_busy_s,comm_busy_s,idle_s\n";
-  for (int r = 0; r < plan.rank_count(); ++r) {
+  for (int r = 0; r < device_ranks(plan, devices); ++r) {
     std::array<double, program::kCategoryCount> busy{};
     std::array<double, program::kStreamCount> stream_busy{};
     const auto& ops = plan.ranks[r].ops();
@@ -55,11 +61,22 @@ std::string devices_csv(const program::Plan& plan, const engine::SimulationResul
   return out;
 }
 
+std::string collectives_csv(const collectives::CollectiveLog& log) {
+  std::string out = "name,op,members,bytes,algorithm,protocol,channels\n";
+  for (const auto& c : log.records())
+    out += fmt::format("{},{},{},{},{},{},{}\n", csv_field(c.name), config::collective_op_name(c.op), c.members,
+                       c.bytes, config::collective_algorithm_name(c.algorithm), config::protocol_name(c.protocol),
+                       c.channels);
+  return out;
+}
+
 void write_csv_tables(const std::filesystem::path& dir, const program::Plan& plan,
-                      const engine::SimulationResult& result) {
+                      const engine::SimulationResult& result, int devices, const collectives::CollectiveLog* log) {
   std::filesystem::create_directories(dir);
-  for (const auto& [name, text] : {std::pair{"ops.csv", ops_csv(plan, result)},
-                                   std::pair{"devices.csv", devices_csv(plan, result)}}) {
+  std::vector<std::pair<const char*, std::string>> files = {{"ops.csv", ops_csv(plan, result, devices)},
+                                                            {"devices.csv", devices_csv(plan, result, devices)}};
+  if (log) files.emplace_back("collectives.csv", collectives_csv(*log));
+  for (const auto& [name, text] : files) {
     std::ofstream f(dir / name, std::ios::binary);
     f << text;
     if (!f) throw Error(fmt::format("cannot write {}", (dir / name).string()));

@@ -75,7 +75,7 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   if (m.buckets == 0) {
     line("gradient all-reduce", "none (dp = 1)");
   } else if (s.parallelism.zero_stage == 0) {
-    line("gradient all-reduce", fmt::format("{} in {} ring all-reduces (buckets of {}), {} of gradients",
+    line("gradient all-reduce", fmt::format("{} in {} all-reduces (buckets of {}), {} of gradients",
                                             t(m.dp_comm_s), m.buckets, bytes(s.training.bucket_size_B),
                                             bytes(m.gradient_bytes)));
   } else {

@@ -77,8 +77,10 @@ double nice_tick(double span, int target) {
   return 10 * magnitude;
 }
 
-std::string timeline_svg(const program::Plan& plan, const engine::SimulationResult& result, std::string_view title) {
-  const int devices = std::min(plan.rank_count(), kTimelineMaxDevices);
+std::string timeline_svg(const program::Plan& plan, const engine::SimulationResult& result, std::string_view title,
+                         int device_count) {
+  const int all_devices = device_count < 0 ? plan.rank_count() : std::min(device_count, plan.rank_count());
+  const int devices = std::min(all_devices, kTimelineMaxDevices);
   const double row_h = row_height(devices);
   const double device_gap = devices <= 16 ? 4 : 2;
   // One row per stream up to the last one any drawn device uses: no empty gather row without ZeRO-3.
@@ -101,8 +103,8 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
       kWidth, height, kWidth, height);
   o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"white\"/>\n", kWidth, height);
   std::string heading = fmt::format("{} — one iteration, {}", title, units::format(result.makespan_s, units::Dimension::Time));
-  if (plan.rank_count() > devices)
-    heading += fmt::format(" (devices 0–{} of {} shown)", devices - 1, plan.rank_count());
+  if (all_devices > devices)
+    heading += fmt::format(" (devices 0–{} of {} shown)", devices - 1, all_devices);
   o += fmt::format("<text x=\"{:.0f}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", kLabelWidth,
                    xml_escape(heading));
 

@@ -14,7 +14,9 @@ namespace clearfog::report {
 
 inline constexpr int kTimelineMaxDevices = 64;
 
-std::string timeline_svg(const program::Plan& plan, const engine::SimulationResult& result, std::string_view title);
+/// Ranks at or above `devices` (reducing switches) are not drawn; < 0: every rank is a device.
+std::string timeline_svg(const program::Plan& plan, const engine::SimulationResult& result, std::string_view title,
+                         int devices = -1);
 
 /// Escapes &, <, >, " and ' for XML text and attribute values.
 std::string xml_escape(std::string_view text);

@@ -54,6 +54,8 @@ PlatformInfo analyse_platform(const ClusterTopology& cluster) {
   }
   const config::FabricSpec& fabric = spec.fabric;
   info.nic_bandwidth_per_device_Bps = fabric.nic_count * fabric.nic.bandwidth_Bps / cluster.devices_per_node();
+  info.fabric_injection_per_device_Bps =
+      std::min(info.nic_bandwidth_per_device_Bps, fabric.link.bandwidth_Bps / cluster.devices_per_node());
   const int half_nodes = cluster.node_count() / 2;
   const double nics = half_nodes * fabric.nic_count * fabric.nic.bandwidth_Bps;
   const double injection = static_cast<double>(info.devices / 2) * info.injection_bandwidth_Bps;
@@ -78,7 +80,9 @@ std::string render_platform_info(const PlatformInfo& info, const config::Platfor
                         bw(platform.fabric.link.bandwidth_Bps));
   text += fmt::format("injection      {} per device in the node (one direction)\n", bw(info.injection_bandwidth_Bps));
   if (info.nodes > 1)
-    text += fmt::format("NIC share      {} per device across nodes\n", bw(info.nic_bandwidth_per_device_Bps));
+    text += fmt::format("injection      {} per device into the fabric (NIC share {}; the node's fabric link {})\n",
+                        bw(info.fabric_injection_per_device_Bps), bw(info.nic_bandwidth_per_device_Bps),
+                        bw(platform.fabric.link.bandwidth_Bps));
   text += fmt::format("bisection      {} one direction ({})\n", bw(info.bisection_bandwidth_Bps), info.bisection_method);
   text += fmt::format("diameter       {} hop{}\n", info.diameter_hops, info.diameter_hops == 1 ? "" : "s");
   text += fmt::format("ring order     {} (inside a node)\n", fmt::join(info.ring_order, " "));

@@ -14,6 +14,9 @@ struct PlatformInfo {
   int nodes = 0;
   double injection_bandwidth_Bps = 0;    // per device: sum of its node links, one direction (least over devices)
   double nic_bandwidth_per_device_Bps = 0;  // fabrics: nic_count · NIC / devices per node; 0 for one node
+  /// Fabrics: what one device can inject into the fabric when all of its node's devices do:
+  /// min(its NIC share, the node's fabric link / devices per node); 0 for one node.
+  double fabric_injection_per_device_Bps = 0;
   double bisection_bandwidth_Bps = 0;    // one direction, between two halves of the devices
   std::string bisection_method;          // "exact: …", "closed form: …", "upper bound: …"
   int diameter_hops = 0;                 // links on the longest device-to-device route

@@ -10,7 +10,7 @@ using config::CollectiveOp;
 
 TEST_CASE("collectives::Collective: supports() lists what each algorithm implements", "[collectives]") {
   for (CollectiveOp op : config::kAllCollectiveOps) {
-    CHECK_FALSE(collectives::supports(op, CollectiveAlgorithm::Auto));
+    CHECK_FALSE(collectives::supports(op, CollectiveAlgorithm::Nccl));
     CHECK(collectives::supports(op, CollectiveAlgorithm::Direct));  // every operation has a direct form
   }
   CHECK(collectives::supports(CollectiveOp::AllReduce, CollectiveAlgorithm::InSwitch));
@@ -29,9 +29,10 @@ TEST_CASE("collectives::Collective: every supported pair plans a valid program",
       auto req = test::collective(op, a, p, 8e6);
       req.ranks_per_node = 4;
       req.switch_endpoint = p;
+      req.switch_endpoints = {p, p + 1};  // nvls-tree: one per node of 4
       req.root = p - 1;
       INFO(config::collective_op_name(op) << " " << config::collective_algorithm_name(a));
-      CHECK_NOTHROW(program::check_plan(test::plan_of(req, p + 1)));
+      CHECK_NOTHROW(program::check_plan(test::plan_of(req, p + 2)));
     }
 }
 
@@ -45,8 +46,8 @@ TEST_CASE("collectives::Collective: a pair that does not exist is refused naming
                       Catch::Contains("sendrecv") && Catch::Contains("tree"));
   }
   SECTION("auto, which must be resolved first") {
-    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Auto, 4, 1e6)),
-                      Catch::Contains("all_reduce") && Catch::Contains("auto"));
+    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Nccl, 4, 1e6)),
+                      Catch::Contains("all_reduce") && Catch::Contains("nccl"));
   }
 }
 

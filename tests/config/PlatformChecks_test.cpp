@@ -68,18 +68,20 @@ TEST_CASE("config::Loader: a platform of several nodes, with fabric defaults", "
   CHECK(p.fabric.nic_count == 2);
   CHECK(p.fabric.nic.bandwidth_Bps == Approx(25e9));
   CHECK(p.fabric.rail_optimized);
-  // Derived: switch links as fast as a NIC; one switch joining both nodes.
-  CHECK(p.fabric.link.bandwidth_Bps == p.fabric.nic.bandwidth_Bps);
+  // Derived: the node's fabric link carries all its NICs; one switch joining both nodes.
+  CHECK(p.fabric.link.bandwidth_Bps == Approx(p.fabric.nic_count * p.fabric.nic.bandwidth_Bps));
   CHECK(p.fabric.link.latency_s == p.fabric.nic.latency_s);
   CHECK(p.fabric.fat_tree_down == std::vector<int>{p.fabric.nodes});
   CHECK(p.fabric.fat_tree_up == std::vector<int>{1});
   CHECK(p.fabric.fat_tree_parallel == std::vector<int>{1});
   CHECK_FALSE(p.fabric.in_network_reduction);
   // Calibration defaults: the nominal links.
-  CHECK(p.collectives.efficiency == 1.0);
-  CHECK(p.collectives.step_overhead_s == 0.0);
+  CHECK(p.collectives.simple.efficiency == 1.0);
+  CHECK(p.collectives.simple.step_overhead_s == 0.0);
   CHECK(p.collectives.chunk_B == 0.0);
-  CHECK(p.collectives.protocols().size() == 1);
+  CHECK_FALSE(p.collectives.protocol(Protocol::LL, true).has_value());
+  CHECK_FALSE(p.collectives.protocol(Protocol::LL128, false).has_value());
+  CHECK(p.collectives.arch == GpuArch::Ampere);
 }
 
 TEST_CASE("config::Loader: checks list elements", "[config]") {
@@ -240,7 +242,7 @@ TEST_CASE("config::Loader: the collective algorithm needs what the platform offe
     CHECK(s.collectives.algorithm == CollectiveAlgorithm::Tree);
     CHECK(s.collectives.fidelity == Fidelity::Fluid);
     const auto defaults = load_scenario(fixture("good/scenario.yaml"));
-    CHECK(defaults.collectives.algorithm == CollectiveAlgorithm::Auto);
+    CHECK(defaults.collectives.algorithm == CollectiveAlgorithm::Nccl);
     CHECK(defaults.collectives.fidelity == Fidelity::Step);
   }
 }

@@ -144,12 +144,13 @@ TEST_CASE("config::Loader: shipped platforms join 8 GPUs through a switch", "[co
     CHECK(p.node.link.bandwidth_Bps == Approx(300 * kGiga));  // NVLink3, per direction
     CHECK(p.node.link.latency_s == Approx(1e-6));
     CHECK_FALSE(p.node.in_switch_reduction);
-    // The nccl-tests fit of docs/validation.md: two protocols, as written in the file.
-    CHECK(p.collectives.efficiency == Approx(0.772));
-    CHECK(p.collectives.step_overhead_s == Approx(14e-6));
-    REQUIRE(p.collectives.protocols().size() == 2);
-    CHECK(p.collectives.low_latency_efficiency == Approx(0.40));
-    CHECK(p.collectives.low_latency_step_overhead_s == Approx(1e-6));
+    // The nccl-tests fit of docs/validation.md: NCCL's three protocols, as written in the file.
+    CHECK(p.collectives.simple.efficiency == Approx(0.772));
+    CHECK(p.collectives.simple.step_overhead_s == Approx(14e-6));
+    CHECK(p.collectives.ll.efficiency == Approx(0.50));
+    CHECK(p.collectives.ll.step_overhead_s == Approx(1e-6));
+    CHECK(p.collectives.ll128.efficiency == Approx(0.415));
+    CHECK(p.collectives.arch == GpuArch::Ampere);
   }
   SECTION("DGX H100") {
     const auto p = load_platform(shipped("platforms/dgx-h100.yaml"));
@@ -157,6 +158,8 @@ TEST_CASE("config::Loader: shipped platforms join 8 GPUs through a switch", "[co
     CHECK(p.device_count() == 8);
     CHECK(p.node.link.bandwidth_Bps == Approx(450 * kGiga));  // NVLink4, per direction
     CHECK(p.node.in_switch_reduction);                        // NVLS
+    CHECK(p.collectives.arch == GpuArch::Hopper);
+    CHECK(p.collectives.in_switch_efficiency == Approx(0.62));
   }
 }
 
@@ -208,15 +211,17 @@ TEST_CASE("config::Loader: shipped clusters join DGX nodes by a rail-optimized f
     CHECK(p.fabric.fat_tree_down[0] * p.fabric.fat_tree_down[1] == p.fabric.nodes);
     CHECK(p.fabric.fat_tree_up == std::vector<int>{1, 16});
     CHECK(p.fabric.fat_tree_parallel == std::vector<int>{1, 1});
-    CHECK(p.collectives.efficiency == 1.0);
-    CHECK(p.collectives.step_overhead_s == 0.0);
+    // Derived from fabric.nodes alone: 16 nodes per leaf under 16 spines; links carry the 8 rails.
+    CHECK(p.fabric.link.bandwidth_Bps == Approx(8 * 24 * kGiga));
+    CHECK(p.collectives.simple.efficiency == 1.0);
+    CHECK(p.collectives.intra_simple.efficiency == Approx(0.772));
   }
   SECTION("DGX H100 cluster: NDR") {
     const auto p = load_platform(shipped("platforms/dgx-h100-cluster.yaml"));
     CHECK(p.device_count() == 32 * 8);
     CHECK(p.node.in_switch_reduction);
     CHECK(p.fabric.nic_count == 8);
-    CHECK(p.fabric.nic.bandwidth_Bps == Approx(400e9 / 8 * 24 / 25));  // NDR line rate x HDR's usable share
+    CHECK(p.fabric.nic.bandwidth_Bps == Approx(48 * kGiga));  // 48-49 GB/s per NDR NIC (moe_alltoall.md)
     // Rail planes folded into one tree: each fabric link carries the node's 8 rails.
     CHECK(p.fabric.link.bandwidth_Bps == Approx(p.fabric.nic_count * p.fabric.nic.bandwidth_Bps));
     CHECK_FALSE(p.fabric.in_network_reduction);

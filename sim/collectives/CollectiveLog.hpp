@@ -1,0 +1,40 @@
+#pragma once
+// Which algorithm, protocol and channels each collective of a plan used: a side table beside the
+// plan (program::Op stays small), filled by append_collective for every request that carries a log.
+// Reports read it (`clearfog run --ops`, collectives.csv, trace args).
+#include <string>
+#include <vector>
+
+#include "config/CollectiveSpec.hpp"
+#include "program/Program.hpp"
+
+namespace clearfog::collectives {
+
+/// The ops one endpoint (a plan rank) ran for a collective: indices [first, end) of its program.
+struct OpRange {
+  int rank = 0;
+  program::OpIndex first = 0;
+  program::OpIndex end = 0;
+};
+
+struct CollectiveRecord {
+  std::string name;              // the request's name: its ops are "<name>" or "<name>.s<round>"
+  config::CollectiveOp op = config::CollectiveOp::AllReduce;
+  int members = 0;
+  double bytes = 0;              // payload, nccl-tests convention (not the protocol's wire bytes)
+  config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;
+  config::Protocol protocol = config::Protocol::Simple;
+  int channels = 1;
+  std::vector<OpRange> ops;      // members, then the reducing switch if any
+};
+
+class CollectiveLog {
+public:
+  void add(CollectiveRecord record) { records_.push_back(std::move(record)); }
+  [[nodiscard]] const std::vector<CollectiveRecord>& records() const { return records_; }
+
+private:
+  std::vector<CollectiveRecord> records_;
+};
+
+}  // namespace clearfog::collectives
