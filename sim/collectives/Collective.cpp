@@ -48,6 +48,17 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
     throw Error(fmt::format("has {} members but dependencies for {}", p, r.deps.size()));
   if ((r.op == CollectiveOp::Broadcast || r.op == CollectiveOp::Reduce) && (r.root < 0 || r.root >= p))
     throw Error(fmt::format("root position {} is outside the members 0..{}", r.root, p - 1));
+  if (!r.matrix.empty()) {
+    if (r.op != CollectiveOp::AllToAll) throw Error("a per-pair byte matrix is for all_to_all only");
+    if (static_cast<int>(r.matrix.size()) != p)
+      throw Error(fmt::format("all-to-all-v matrix has {} rows for {} members", r.matrix.size(), p));
+    for (const auto& row : r.matrix) {
+      if (static_cast<int>(row.size()) != p)
+        throw Error(fmt::format("all-to-all-v matrix row has {} entries for {} members", row.size(), p));
+      for (double b : row)
+        if (!(b >= 0) || !std::isfinite(b)) throw Error(fmt::format("all-to-all-v bytes must be >= 0, got {}", b));
+    }
+  }
   if (r.op == CollectiveOp::SendRecv && p != 2)
     throw Error(fmt::format("sendrecv takes ranks = {{src, dst}}, got {} ranks", p));
   if (r.algorithm == CollectiveAlgorithm::InSwitch) {
@@ -135,7 +146,8 @@ Schedule schedule_for(const CollectiveRequest& r) {
         case CollectiveOp::AllReduce: return direct_all_reduce_schedule(p, n);
         case CollectiveOp::ReduceScatter: return direct_reduce_scatter_schedule(p, n);
         case CollectiveOp::AllGather: return direct_all_gather_schedule(p, n);
-        case CollectiveOp::AllToAll: return grouped_all_to_all_schedule(p, n);
+        case CollectiveOp::AllToAll:
+          return r.matrix.empty() ? grouped_all_to_all_schedule(p, n) : grouped_all_to_all_v_schedule(r.matrix);
         case CollectiveOp::Broadcast: return direct_broadcast_schedule(p, r.root, n);
         case CollectiveOp::Reduce: return direct_reduce_schedule(p, r.root, n);
         case CollectiveOp::SendRecv: return sendrecv_schedule(n);

@@ -24,6 +24,8 @@ struct CollectiveRequest {
   /// reduce_scatter: the total (count x members); all_to_all: each member's send buffer;
   /// sendrecv: the message.
   double bytes = 0;
+  /// all_to_all only: bytes member i sends member j (all-to-all-v); empty: `bytes / members` to each.
+  std::vector<std::vector<double>> matrix;
   int root = 0;             // position in `ranks` of the root (broadcast, reduce); sendrecv: ranks = {src, dst}
   int ranks_per_node = 0;   // hierarchical, tree: this many consecutive members share a node (0: unknown)
   /// NCCL channels. Rings: the buffer is split over them, channel c visiting each node's members

@@ -16,6 +16,18 @@ Schedule grouped_all_to_all_schedule(int p, double bytes) {
   return s;
 }
 
+Schedule grouped_all_to_all_v_schedule(const std::vector<std::vector<double>>& matrix) {
+  // As NCCL runs an all-to-all-v: one group of sends, every pair at once; empty pairs send nothing.
+  const int p = static_cast<int>(matrix.size());
+  Schedule s(p);
+  for (int step = 1; step < p; ++step)
+    for (int i = 0; i < p; ++i) {
+      const int j = (i + step) % p;
+      if (matrix[i][j] > 0) s.send(i, j, matrix[i][j], 0);
+    }
+  return s;
+}
+
 Schedule direct_all_gather_schedule(int p, double bytes) {
   Schedule s(p);
   for (int i = 0; i < p; ++i)

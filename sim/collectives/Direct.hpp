@@ -18,6 +18,9 @@ namespace clearfog::collectives {
 
 Schedule grouped_all_to_all_schedule(int p, double bytes);
 Schedule pairwise_all_to_all_schedule(int p, double bytes);
+/// All-to-all-v as NCCL runs it (one group of sends and receives): member i sends matrix[i][j]
+/// bytes to member j, all pairs at once; pairs with nothing to send post no message.
+Schedule grouped_all_to_all_v_schedule(const std::vector<std::vector<double>>& matrix);
 Schedule direct_all_gather_schedule(int p, double bytes);
 Schedule direct_reduce_scatter_schedule(int p, double bytes);
 Schedule direct_all_reduce_schedule(int p, double bytes);

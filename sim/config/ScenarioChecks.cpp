@@ -10,6 +10,7 @@
 
 #include "config/CheckSupport.hpp"
 #include "config/CollectiveSpec.hpp"
+#include "config/RoutingTrace.hpp"
 #include "config/WorkloadTypeSchema.hpp"
 #include "core/CheckedMath.hpp"
 
@@ -178,7 +179,17 @@ void check_workload(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
 }
 
 void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  check_conditions(doc, out);
   check_parallel_layout(doc, out);
+  if (const ConfigValue* trace = used(doc, "moe.trace")) read_routing_trace(*trace, doc.file(), out);
+  if (const ConfigValue* ep = doc.find("parallelism.ep"); ep && ep->as_integer() > 1) {
+    const std::int64_t dp = int_or(doc, "parallelism.dp", 1);
+    if (dp % ep->as_integer() != 0)
+      report_at(*ep,
+                fmt::format("ep {} must divide dp {}: expert groups are carved out of the data-parallel replicas",
+                            ep->as_integer(), dp),
+                out);
+  }
   if (const ConfigDocument* workload = doc.child("workload"); workload && workload->complete())
     if (const WorkloadTypeSchema* type = type_of(*workload)) type->check_scenario(doc, *workload, out);
 

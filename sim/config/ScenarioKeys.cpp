@@ -182,6 +182,15 @@ KeyTable make_scenario_table() {
                           "micro-batch's backward); 3 + parameters (FULL_SHARD: each layer's parameters "
                           "all-gathered before its forward and again before its backward, prefetched one layer "
                           "ahead on a gather stream; no all-gather after the optimizer)."},
+          {.path = "parallelism.ep",
+           .type = KeyType::Integer,
+           .presence = Presence::Defaulted,
+           .default_text = "1",
+           .constraint = Constraint::AtLeastOne,
+           .counts = "devices",
+           .description = "Expert parallelism (Megatron-LM): a MoE workload's experts are split over ep "
+                          "consecutive data-parallel replicas (ep divides dp and the experts); their "
+                          "gradients are reduced over the dp/ep replicas that hold the same experts."},
           {.path = "parallelism.order",
            .type = KeyType::String,
            .presence = Presence::Defaulted,
@@ -210,6 +219,42 @@ KeyTable make_scenario_table() {
            .default_text = std::string(fidelity_name(Fidelity::Step)),
            .description = "step: every step of an algorithm is a simulated message (O(P^2) events for "
                           "a ring); fluid: one flow per link for the whole collective (O(P) events)."},
+          {.path = "moe.routing",
+           .type = KeyType::Enum,
+           .choices = names(kAllRoutings, routing_name),
+           .presence = Presence::Defaulted,
+           .default_text = "balanced",
+           .description = "How each MoE layer spreads a micro-batch's tokens over its experts: balanced (every "
+                          "expert top_k*tokens/experts), zipf (expert loads proportional to 1/rank^s, the "
+                          "ranks a seeded shuffle per layer), trace (loads read from moe.trace)."},
+          {.path = "moe.zipf_exponent",
+           .type = KeyType::Number,
+           .presence = Presence::Defaulted,
+           .default_text = "1",
+           .constraint = Constraint::NonNegative,
+           .description = "s of the zipf routing (0 is balanced).",
+           .only_with = {Condition::one_of("moe.routing", {"zipf"})}},
+          {.path = "moe.seed",
+           .type = KeyType::Integer,
+           .presence = Presence::Defaulted,
+           .default_text = "0",
+           .constraint = Constraint::NonNegative,
+           .counts = "seed",
+           .description = "Seed of the zipf routing's per-layer shuffle of the experts.",
+           .only_with = {Condition::one_of("moe.routing", {"zipf"})}},
+          {.path = "moe.trace",
+           .type = KeyType::String,
+           .description = "A file of expert loads, relative to the scenario: one line per MoE layer (cycled "
+                          "when there are fewer lines than layers), one number per expert separated by "
+                          "commas (token counts or shares; each line is normalized); '#' starts a comment.",
+           .only_with = {Condition::one_of("moe.routing", {"trace"})}},
+          {.path = "moe.dispatch_precision",
+           .type = KeyType::Enum,
+           .choices = names(kAllDTypes, dtype_name),
+           .presence = Presence::Derived,
+           .default_text = "training.precision",
+           .description = "Element type of the tokens the dispatch all-to-all sends (DeepSeek-V3 sends fp8 and "
+                          "combines in bf16); the combine always sends the training precision."},
           {.path = "simulation.granularity",
            .type = KeyType::Enum,
            .choices = names(kAllGranularities, granularity_name),

@@ -1,6 +1,7 @@
 #pragma once
 // One simulation: a platform, a workload, how it is trained and how it is parallelized.
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -140,6 +141,38 @@ constexpr std::optional<StagePartitionChoice> parse_stage_partition_choice(std::
   return std::nullopt;
 }
 
+/// moe.routing: how a micro-batch's tokens are spread over the experts.
+enum class Routing { Balanced, Zipf, Trace };
+
+inline constexpr std::array<Routing, 3> kAllRoutings = {Routing::Balanced, Routing::Zipf, Routing::Trace};
+
+constexpr std::string_view routing_name(Routing r) {
+  switch (r) {
+    case Routing::Balanced: return "balanced";
+    case Routing::Zipf: return "zipf";
+    case Routing::Trace: return "trace";
+  }
+  return "?";
+}
+
+constexpr std::optional<Routing> parse_routing(std::string_view name) {
+  for (Routing r : kAllRoutings)
+    if (routing_name(r) == name) return r;
+  return std::nullopt;
+}
+
+/// Token routing of Mixture-of-Experts layers (docs/moe.md): balanced (every expert the same
+/// share), zipf (expert loads ~ 1/rank^s, the ranks a seeded shuffle per layer), or a trace of
+/// per-layer expert loads.
+struct MoeSpec {
+  Routing routing = Routing::Balanced;
+  double zipf_exponent = 1.0;
+  std::uint64_t seed = 0;
+  std::string trace_file;                     // routing: trace
+  std::vector<std::vector<double>> trace;     // one row of expert loads per MoE layer (cycled)
+  std::optional<DType> dispatch_precision;    // tokens on the wire (DeepSeek-V3: fp8); absent: training
+};
+
 /// The axes of the device grid, for `parallelism.order` (first = fastest-varying rank index).
 enum class ParallelAxis { Tensor, Pipeline, Data };
 
@@ -183,6 +216,7 @@ struct ParallelismSpec {
   std::vector<int> layer_split;     // pipeline units per model chunk, in model order; empty: `partition`
   StagePartitionChoice partition = StagePartitionChoice::Auto;
   bool scatter_gather = true;       // inter-stage activations sent as 1/tp slices (Megatron SC21 §4.1)
+  int ep = 1;                       // expert parallelism: experts split over ep consecutive replicas
   int zero_stage = 0;               // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
   /// Rank = sum over axes of index * stride, order[0] varying fastest.
   std::array<ParallelAxis, 3> order = {ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data};
@@ -196,6 +230,7 @@ struct ScenarioSpec {
   TrainingSpec training;
   ParallelismSpec parallelism;
   CollectivesSpec collectives;
+  MoeSpec moe;
   Granularity granularity = Granularity::Auto;
 
   /// Micro-batches each replica runs per iteration (gradient accumulation steps).

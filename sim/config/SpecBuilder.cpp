@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "config/RoutingTrace.hpp"
 #include "config/WorkloadTypeSchema.hpp"
 
 namespace clearfog::config {
@@ -192,6 +193,26 @@ WorkloadSpec build_workload(const ConfigDocument& document) {
   return spec;
 }
 
+namespace {
+
+MoeSpec build_moe(const ConfigDocument& document, const std::string& file) {
+  MoeSpec moe;
+  moe.routing = enum_value<Routing>(document, "moe.routing", parse_routing);
+  moe.zipf_exponent = document.get_number("moe.zipf_exponent");
+  moe.seed = static_cast<std::uint64_t>(document.at("moe.seed").as_integer());
+  if (const ConfigValue* trace = document.find("moe.trace"); trace && moe.routing == Routing::Trace) {
+    std::vector<Diagnostic> problems;
+    moe.trace_file = trace->as_string();
+    moe.trace = read_routing_trace(*trace, file, problems);
+    if (!problems.empty()) throw ConfigError(std::move(problems));  // the checks reported these already
+  }
+  if (const ConfigValue& d = document.at("moe.dispatch_precision"); !d.is_derived())
+    moe.dispatch_precision = parse_dtype(d.as_string());
+  return moe;
+}
+
+}  // namespace
+
 ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   ScenarioSpec spec;
   spec.name = document.get_string("name");
@@ -218,6 +239,8 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.parallelism.partition =
       enum_value<StagePartitionChoice>(document, "parallelism.partition", parse_stage_partition_choice);
   spec.parallelism.scatter_gather = document.get_bool("parallelism.scatter_gather");
+  spec.parallelism.ep = document.get_int("parallelism.ep");
+  spec.moe = build_moe(document, spec.file);
   spec.parallelism.zero_stage = document.get_int("parallelism.zero_stage");
   const auto order = document.get_string_list("parallelism.order");
   for (std::size_t i = 0; i < order.size() && i < spec.parallelism.order.size(); ++i)

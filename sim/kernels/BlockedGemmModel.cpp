@@ -245,6 +245,87 @@ AttentionEstimate BlockedGemmModel::estimate_attention(const AttentionShape& sha
   return out;
 }
 
+GemmEstimate BlockedGemmModel::estimate_grouped(const std::vector<GemmShape>& groups, DType dtype) const {
+  const GemmArithmetic arithmetic = arithmetic_of(dtype);
+  const auto& acc = accelerator_;
+  const double units = acc.compute_units;
+  GemmEstimate best;
+  best.time_s = acc.launch_overhead_s;  // no group: an empty launch
+  bool first = true;
+  for (const auto& listed : acc.gemm_tiles) {
+    for (const config::TileShape tile : {listed, config::TileShape{listed.n, listed.m}}) {
+      // Each group priced alone gives its tiles and their per-tile compute, L2 and HBM; the grouped
+      // kernel runs all groups' tiles back to back in waves of `units`.
+      struct Tiles {
+        double count, compute_s, l2_B, hbm_B;
+      };
+      std::vector<Tiles> per_group;
+      double flops = 0, total_tiles = 0, l2 = 0, hbm = 0;
+      for (const auto& g : groups) {
+        const auto e = estimate_tile(g, arithmetic, tile);
+        const double t = static_cast<double>(e.tiles);
+        per_group.push_back({t, e.tile_compute_s, e.l2_bytes / t, e.hbm_bytes / t});
+        flops += 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k) *
+                 static_cast<double>(g.batch);
+        total_tiles += t;
+        l2 += e.l2_bytes;
+        hbm += e.hbm_bytes;
+      }
+      double time_s = acc.launch_overhead_s, in_wave = 0, wave_compute = 0, wave_l2 = 0, wave_hbm = 0;
+      GemmBound bound = GemmBound::Compute;
+      const auto close_wave = [&] {
+        if (in_wave == 0) return;
+        const double l2_s = acc.sram_shared_bandwidth_Bps > 0 ? wave_l2 / acc.sram_shared_bandwidth_Bps : 0.0;
+        const double hbm_s = wave_hbm / acc.achievable_memory_bandwidth_Bps();
+        const double wave_s = std::max({wave_compute, l2_s, hbm_s});
+        bound = wave_s == wave_compute ? GemmBound::Compute : wave_s == l2_s ? GemmBound::L2 : GemmBound::Hbm;
+        time_s += wave_s;
+        in_wave = wave_compute = wave_l2 = wave_hbm = 0;
+      };
+      for (const auto& g : per_group) {
+        // Whole waves of one group at once; a wave shared by two groups tile by tile.
+        double left = g.count;
+        while (left > 0) {
+          const double take = std::min(left, units - in_wave);
+          in_wave += take;
+          wave_compute = std::max(wave_compute, g.compute_s);
+          wave_l2 += take * g.l2_B;
+          wave_hbm += take * g.hbm_B;
+          left -= take;
+          if (in_wave == units) {
+            const double full_waves = std::floor(left / units);
+            if (full_waves > 0) {  // the same wave repeats
+              close_wave();
+              const double l2_s = acc.sram_shared_bandwidth_Bps > 0 ? units * g.l2_B / acc.sram_shared_bandwidth_Bps : 0.0;
+              time_s += full_waves * std::max({g.compute_s, l2_s, units * g.hbm_B / acc.achievable_memory_bandwidth_Bps()});
+              left -= full_waves * units;
+            } else {
+              close_wave();
+            }
+          }
+        }
+      }
+      close_wave();
+      if (first || time_s < best.time_s) {
+        best = GemmEstimate{};
+        best.time_s = time_s;
+        best.flops_per_s = time_s > 0 ? flops / time_s : 0;
+        best.efficiency = best.flops_per_s / arithmetic.peak_ops;
+        best.bound = bound;
+        best.tile = tile;
+        best.tiles = static_cast<long long>(total_tiles);
+        best.waves = static_cast<long long>(std::ceil(total_tiles / units));
+        best.wave_efficiency = total_tiles > 0 ? total_tiles / (static_cast<double>(best.waves) * units) : 0;
+        best.l2_bytes = l2;
+        best.hbm_bytes = hbm;
+      }
+      first = false;
+      if (listed.m == listed.n) break;
+    }
+  }
+  return best;
+}
+
 double BlockedGemmModel::memory_bound_time(double bytes) const {
   const auto& acc = accelerator_;
   const bool on_chip = acc.sram_shared_bandwidth_Bps > 0 && bytes <= acc.sram_shared_B;
@@ -257,6 +338,10 @@ KernelCost BlockedGemmModel::cost(const Kernel& kernel) const {
                             dtype_name(kernel.dtype), kernel.name));
   if (kernel.kind == KernelKind::Gemm) {
     const auto e = estimate(kernel.gemm, kernel.dtype);
+    return KernelCost{e.time_s, e.bound == GemmBound::Compute ? Bound::Compute : Bound::Memory};
+  }
+  if (kernel.kind == KernelKind::GroupedGemm) {
+    const auto e = estimate_grouped(kernel.groups, kernel.dtype);
     return KernelCost{e.time_s, e.bound == GemmBound::Compute ? Bound::Compute : Bound::Memory};
   }
   if (kernel.kind == KernelKind::FusedAttention) {

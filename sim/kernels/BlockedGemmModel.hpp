@@ -78,6 +78,10 @@ public:
   /// tiles' arithmetic (at the GEMM efficiency), its L2 and its HBM traffic. Never faster than the
   /// roofline of its FLOPs and compulsory bytes.
   [[nodiscard]] AttentionEstimate estimate_attention(const AttentionShape& shape, DType dtype) const;
+  /// A grouped GEMM with one tile for all groups (as a grouped-GEMM kernel is compiled): every
+  /// group's tiles are scheduled one after the other on the units; a wave lasts the slowest of its
+  /// tiles' arithmetic, its L2 and its HBM traffic. The fastest tile of the accelerator's.
+  [[nodiscard]] GemmEstimate estimate_grouped(const std::vector<GemmShape>& groups, DType dtype) const;
   /// A memory-bound kernel: launch overhead + bytes at the bandwidth of the level its working set
   /// fits in (chip-wide SRAM if it fits and that level is modelled, else HBM/DRAM).
   [[nodiscard]] double memory_bound_time(double bytes) const;

@@ -47,6 +47,26 @@ Kernel Kernel::make_memory_bound(std::string name, double bytes, double flops, D
   return kernel;
 }
 
+Kernel Kernel::make_grouped_gemm(std::string name, std::vector<GemmShape> groups, DType dtype) {
+  Kernel kernel;
+  kernel.name = std::move(name);
+  kernel.kind = KernelKind::GroupedGemm;
+  kernel.dtype = dtype;
+  for (const auto& g : groups) {
+    if (g.m < 0 || g.n <= 0 || g.k < 0 || g.batch <= 0)
+      throw Error(fmt::format("Kernel::make_grouped_gemm: '{}': m, k >= 0 and n, batch > 0, got m={} n={} k={} batch={}",
+                              kernel.name, g.m, g.n, g.k, g.batch));
+    if (g.m == 0 || g.k == 0) continue;
+    const auto m = static_cast<double>(g.m), n = static_cast<double>(g.n), k = static_cast<double>(g.k);
+    const auto batch = static_cast<double>(g.batch);
+    kernel.flops += 2.0 * m * n * k * batch;
+    kernel.bytes += (m * k + k * n + m * n) * batch * dtype_bytes(dtype);
+    kernel.groups.push_back(g);
+  }
+  kernel.model_flops = kernel.flops;
+  return kernel;
+}
+
 Kernel Kernel::make_fused_attention(std::string name, AttentionShape shape, DType dtype) {
   if (shape.batch_heads <= 0 || shape.seq <= 0 || shape.head_dim <= 0)
     throw Error(fmt::format("Kernel::make_fused_attention: '{}': batch_heads, seq and head_dim must be > 0, got "

@@ -3,6 +3,7 @@
 // narrow so that the roofline model can be replaced by the blocked-GEMM model without touching
 // planners.
 #include <string>
+#include <vector>
 
 #include "core/DType.hpp"
 
@@ -11,7 +12,8 @@ namespace clearfog::kernels {
 enum class KernelKind {
   Gemm,        // C[m x n] = A[m x k] . B[k x n], `batch` independent instances
   MemoryBound,    // elementwise / reduction ops (layernorm, softmax, GeLU, dropout, add, optimizer)
-  FusedAttention  // FlashAttention-2-style softmax(Q.K^T).V in one kernel, forward or backward
+  FusedAttention,  // FlashAttention-2-style softmax(Q.K^T).V in one kernel, forward or backward
+  GroupedGemm      // several independent GEMMs of their own shapes in one launch (MoE experts)
 };
 
 struct GemmShape {
@@ -49,6 +51,7 @@ struct Kernel {
   DType dtype = DType::bf16;  // arithmetic / storage type
   GemmShape gemm;             // only for Gemm
   AttentionShape attention;   // only for FusedAttention
+  std::vector<GemmShape> groups;  // only for GroupedGemm: one shape per group (an expert's tokens)
   double flops = 0;           // arithmetic work, FLOP (2*m*n*k*batch for a GEMM)
   double bytes = 0;           // DRAM/HBM traffic assuming no reuse across kernels, B; for fused
                               // attention the compulsory part (tensors read or written once)
@@ -68,6 +71,10 @@ struct Kernel {
   /// backward (S again, dV, dP, dQ, dK). Bytes: forward reads Q, K, V and writes O and the fp32
   /// logsumexp; backward reads Q, K, V, O, dO and the logsumexp and writes dQ, dK, dV.
   static Kernel make_fused_attention(std::string name, AttentionShape shape, DType dtype);
+  /// A grouped GEMM (CUTLASS / cuBLAS grouped or "batched with varying sizes"): each group its own
+  /// m x n x k; FLOPs and compulsory bytes are the groups' sums. Groups of size 0 (an expert with
+  /// no tokens) are dropped; an empty list is a kernel of no work.
+  static Kernel make_grouped_gemm(std::string name, std::vector<GemmShape> groups, DType dtype);
 };
 
 enum class Bound { Compute, Memory };

@@ -30,15 +30,37 @@ BlockCosts::BlockCosts(const workload::ModelDescription& model, const kernels::K
     type_of_block_.push_back(type);
     BlockPricing p;
     for (const auto& s : block.forward)
-      p.forward.push_back({s.name, price(s.kernels, type, PassKind::Forward, block.type + ".forward." + s.name), s.comm,
-                           s.kernels.size()});
+      p.forward.push_back(price_segment(s, type, PassKind::Forward, block.type + ".forward." + s.name));
     for (const auto& s : block.backward)
-      p.backward.push_back({s.name, price(s.kernels, type, PassKind::Backward, block.type + ".backward." + s.name),
-                            s.comm, s.kernels.size()});
+      p.backward.push_back(price_segment(s, type, PassKind::Backward, block.type + ".backward." + s.name));
     p.selective_s = price(block.selective_recompute, type, PassKind::Recompute, block.type + ".recompute");
     pricing_.push_back(std::move(p));
   }
   accumulation_priced_.assign(type_names_.size(), false);
+}
+
+double BlockCosts::time_of(const std::vector<kernels::Kernel>& kernels) const {
+  double total_s = 0;
+  for (const auto& k : kernels) total_s += costs_.cost(k).time_s;
+  return total_s;
+}
+
+PricedSegment BlockCosts::price_segment(const workload::Segment& segment, std::size_t type, PassKind pass,
+                                        const std::string& name) {
+  PricedSegment out{segment.name, 0, segment.comm, segment.kernels.size(), {}};
+  if (segment.kernels_by_expert_rank.empty()) {
+    out.time_s = price(segment.kernels, type, pass, name);
+    return out;
+  }
+  // Each expert rank its own kernels; the table shows the busiest rank's.
+  std::size_t busiest = 0;
+  for (std::size_t j = 0; j < segment.kernels_by_expert_rank.size(); ++j) {
+    out.time_by_expert_rank.push_back(time_of(segment.kernels_by_expert_rank[j]));
+    if (out.time_by_expert_rank[j] > out.time_by_expert_rank[busiest]) busiest = j;
+  }
+  out.kernels = std::max(out.kernels, segment.kernels_by_expert_rank[busiest].size());
+  out.time_s = price(segment.kernels_by_expert_rank[busiest], type, pass, name);
+  return out;
 }
 
 double BlockCosts::price(const std::vector<kernels::Kernel>& kernels, std::size_t type, PassKind pass,

@@ -14,9 +14,10 @@ namespace clearfog::parallel {
 
 struct PricedSegment {
   std::string name;
-  double time_s = 0;
+  double time_s = 0;        // the busiest expert rank's where ranks differ
   workload::CommPoint comm;
   std::size_t kernels = 0;  // how many kernels it runs (0: only its collective, if any)
+  std::vector<double> time_by_expert_rank;  // expert rank j's time; empty: time_s everywhere
 };
 
 struct BlockPricing {
@@ -56,6 +57,9 @@ private:
     PassKind pass;
   };
   double price(const std::vector<kernels::Kernel>& kernels, std::size_t type, PassKind pass, const std::string& name);
+  PricedSegment price_segment(const workload::Segment& segment, std::size_t type, PassKind pass,
+                              const std::string& name);
+  [[nodiscard]] double time_of(const std::vector<kernels::Kernel>& kernels) const;
 
   const kernels::KernelCostModel& costs_;
   std::vector<std::size_t> type_of_block_;

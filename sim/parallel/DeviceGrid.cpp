@@ -38,4 +38,17 @@ std::vector<int> DeviceGrid::data_group(int pp_index, int tp_index) const {
   return g;
 }
 
+std::vector<int> DeviceGrid::expert_group(int dp_index, int pp_index, int tp_index, int ep) const {
+  std::vector<int> g;
+  const int first = dp_index - dp_index % ep;
+  for (int d = first; d < first + ep; ++d) g.push_back(rank(d, pp_index, tp_index));
+  return g;
+}
+
+std::vector<int> DeviceGrid::expert_data_group(int dp_index, int pp_index, int tp_index, int ep) const {
+  std::vector<int> g;
+  for (int d = dp_index % ep; d < sizes_[2]; d += ep) g.push_back(rank(d, pp_index, tp_index));
+  return g;
+}
+
 }  // namespace clearfog::parallel

@@ -18,6 +18,11 @@ public:
   /// Members of the tensor group of (d, s), the data group of (s, t), in index order.
   [[nodiscard]] std::vector<int> tensor_group(int dp_index, int pp_index) const;
   [[nodiscard]] std::vector<int> data_group(int pp_index, int tp_index) const;
+  /// Expert parallelism carves groups of `ep` consecutive replicas out of data parallelism: the
+  /// expert group of (d, s, t) is (d', s, t) for the replicas d' of d's group, in replica order; the
+  /// expert-data group the replicas holding the same experts as d (d' = d mod ep).
+  [[nodiscard]] std::vector<int> expert_group(int dp_index, int pp_index, int tp_index, int ep) const;
+  [[nodiscard]] std::vector<int> expert_data_group(int dp_index, int pp_index, int tp_index, int ep) const;
 
 private:
   std::array<int, 3> sizes_{};    // by axis: tp, pp, dp

@@ -96,7 +96,9 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
   std::vector<int> stage_of_block(model.blocks.size(), 0);
   for (std::size_t k = 0; k < chunks.size(); ++k)
     for (std::size_t b = chunks[k].begin; b < chunks[k].end; ++b) stage_of_block[b] = static_cast<int>(k) % par.pp;
-  std::vector<double> parameters(static_cast<std::size_t>(par.pp), 0.0);
+  // Expert parameters are sharded by ZeRO over the expert-data group (dp/ep devices), the others
+  // over dp (docs/moe.md).
+  std::vector<double> parameters(static_cast<std::size_t>(par.pp), 0.0), expert_parameters = parameters;
   double largest_block = 0, largest_checkpointed = 0;
   for (std::size_t b = 0; b < model.blocks.size(); ++b) {
     const auto& block = model.blocks[b];
@@ -104,7 +106,7 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
       if (!p.tied_to.empty() &&
           stage_of_block[model.block_index(p.tied_to.substr(0, p.tied_to.find('.')))] == stage_of_block[b])
         continue;
-      parameters[stage_of_block[b]] += p.elements;
+      (p.expert ? expert_parameters : parameters)[stage_of_block[b]] += p.elements;
     }
     largest_block = std::max(largest_block, block.device_parameters());
     if (block.checkpointable)
@@ -118,8 +120,12 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
     for (std::size_t k = static_cast<std::size_t>(s); k < chunks.size(); k += static_cast<std::size_t>(par.pp))
       for (std::size_t b = chunks[k].begin; b < chunks[k].end; ++b)
         chunk_activation[k / static_cast<std::size_t>(par.pp)] += model.blocks[b].saved_activation_B[policy];
-    const ModelStates states =
+    const ModelStates dense =
         model_state_bytes(parameters[s], training.precision, training.optimizer, par.zero_stage, par.dp);
+    const ModelStates experts = model_state_bytes(expert_parameters[s], training.precision, training.optimizer,
+                                                  par.zero_stage, par.dp / par.ep);
+    const ModelStates states{dense.weights_B + experts.weights_B, dense.gradients_B + experts.gradients_B,
+                             dense.optimizer_B + experts.optimizer_B};
     MemoryEstimate m;
     m.stage = s;
     m.weights_B = states.weights_B;
@@ -129,7 +135,9 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
     // DDP all-reduces gradients bucket by bucket. The gradients themselves are counted once (as
     // with gradient_as_bucket_view); on top, the bucket being reduced needs one bucket of staging
     // space. A stage smaller than a bucket has one bucket of its whole gradient; one replica none.
-    m.buffers_B = par.dp > 1 ? std::min(training.bucket_size_B, per_param.gradients * parameters[s]) : 0.0;
+    m.buffers_B = par.dp > 1 ? std::min(training.bucket_size_B,
+                                        per_param.gradients * (parameters[s] + expert_parameters[s]))
+                             : 0.0;
     // Full recomputation re-creates one block's activations at a time during backward.
     if (training.recompute == config::Recompute::Full) m.buffers_B += largest_checkpointed;
     // ZeRO-3 gathers one block's parameters at a time, with the next one prefetched.

@@ -28,17 +28,32 @@ PipelineScheduleKind schedule_kind(const config::ParallelismSpec& par) {
   return PipelineScheduleKind::OneFOneB;
 }
 
-/// The collective ops of `points` that are active, with equal op sequences merged and their
-/// bytes summed (a fused chunk runs one collective for all its layers' points).
-std::vector<std::pair<std::vector<CollectiveOp>, double>> merged_points(const std::vector<workload::CommPoint>& points) {
-  std::vector<std::pair<std::vector<CollectiveOp>, double>> merged;
+/// The active points of `points` with equal ops and group merged, their bytes (matrices, per
+/// expert rank sizes) summed: a fused chunk runs one collective for all its layers' points.
+std::vector<workload::CommPoint> merged_points(const std::vector<workload::CommPoint>& points, int ep) {
+  std::vector<workload::CommPoint> merged;
+  const auto by_rank = [ep](const workload::CommPoint& p) {
+    return p.bytes_by_expert_rank.empty() ? std::vector<double>(static_cast<std::size_t>(ep), p.bytes)
+                                          : p.bytes_by_expert_rank;
+  };
   for (const auto& p : points) {
     if (!p.active()) continue;
-    const auto same = std::find_if(merged.begin(), merged.end(), [&](const auto& m) { return m.first == p.ops; });
-    if (same != merged.end())
-      same->second += p.bytes;
-    else
-      merged.emplace_back(p.ops, p.bytes);
+    const auto same = std::find_if(merged.begin(), merged.end(),
+                                   [&](const auto& m) { return m.ops == p.ops && m.group == p.group; });
+    if (same == merged.end()) {
+      merged.push_back(p);
+      continue;
+    }
+    same->bytes += p.bytes;
+    if (!p.bytes_by_expert_rank.empty() || !same->bytes_by_expert_rank.empty()) {
+      auto sum = by_rank(*same);
+      const auto more = by_rank(p);
+      for (std::size_t j = 0; j < sum.size(); ++j) sum[j] += more[j];
+      same->bytes_by_expert_rank = sum;
+    }
+    if (!p.matrix.empty() && !same->matrix.empty())
+      for (std::size_t i = 0; i < p.matrix.size(); ++i)
+        for (std::size_t j = 0; j < p.matrix[i].size(); ++j) same->matrix[i][j] += p.matrix[i][j];
   }
   return merged;
 }
@@ -69,6 +84,7 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
       tp_(scenario.parallelism.tp),
       pp_(scenario.parallelism.pp),
       dp_(scenario.parallelism.dp),
+      ep_(scenario.parallelism.ep),
       v_(scenario.parallelism.virtual_stages),
       chunks_(pp_ * v_),
       m_(scenario.micro_batches_per_replica()),
@@ -132,6 +148,7 @@ void StepPlanner::assign_blocks() {
         tied_.push_back(TiedCopy{origin_stage, stage, p.elements, model_.blocks[origin].name});
       }
       own_params_[b].push_back(p);
+      has_experts_ = has_experts_ || p.expert;
     }
   }
 }
@@ -152,7 +169,11 @@ void StepPlanner::price_stages() {
     const auto& block = model_.blocks[b];
     const auto& price = costs_.of(b);
     if (accumulate) accumulate_s_[b] = costs_.accumulation_s(b, own_params_[b], training.precision);
-    for (const auto& p : own_params_[b]) stage_parameters_[s] += p.elements;
+    // Parameters the optimizer updates on a device of the stage: dense ones sharded over the data
+    // group by ZeRO, experts' over the expert-data group.
+    const bool zero = scenario_.parallelism.zero_stage >= 1;
+    for (const auto& p : own_params_[b])
+      stage_parameters_[s] += p.elements / (!zero ? 1.0 : p.expert ? static_cast<double>(dp_ / ep_) : dp_);
     const double recompute = full && block.checkpointable ? price.forward_s() : selective ? price.selective_s : 0.0;
     stage_fwd[s] += price.forward_s();
     stage_bwd[s] += price.backward_s() + recompute + mean_accumulate * accumulate_s_[b];
@@ -175,18 +196,17 @@ void StepPlanner::price_stages() {
   const auto& accelerator = scenario_.platform.accelerator;
   const DType update_dtype = accelerator.supports(DType::fp32) ? DType::fp32 : training.precision;
   const bool adam = training.optimizer == config::Optimizer::Adam;
-  const double shard = scenario_.parallelism.zero_stage >= 1 ? dp_ : 1;
   optimizer_s_.assign(static_cast<std::size_t>(pp_), 0.0);
   int slowest = 0;
   for (int s = 0; s < pp_; ++s) {
     const auto kernel =
-        workload::TransformerModel::optimizer_step(stage_parameters_[s] / shard, adam, training.precision, update_dtype);
+        workload::TransformerModel::optimizer_step(stage_parameters_[s], adam, training.precision, update_dtype);
     optimizer_s_[s] = cost_model_.cost(kernel).time_s;
     if (optimizer_s_[s] > optimizer_s_[slowest]) slowest = s;
   }
   step_.optimizer_s = optimizer_s_[slowest];
   step_.price(cost_model_,
-              {workload::TransformerModel::optimizer_step(stage_parameters_[slowest] / shard, adam, training.precision,
+              {workload::TransformerModel::optimizer_step(stage_parameters_[slowest], adam, training.precision,
                                                           update_dtype)},
               "optimizer", 1);
 }
@@ -211,14 +231,26 @@ void StepPlanner::lay_out_stage(int s) {
       backward_chunk(s, k, st.micro_batch);
     for (int d = 0; d < dp_; ++d)
       for (std::size_t i = 0; i < members_[d].size(); ++i) last_backward_[members_[d][i]] = {last_[d][i]};
-    if (reduce_every_pass_ && !forward) {
-      for (int t = 0; t < tp_; ++t) {
-        const auto group = grid_.data_group(s, t);
-        reduce_gradients(group, pass_ready_, fmt::format("mb{}.c{}.t{}", st.micro_batch, k, t));
-        for (int r : group) pass_ready_[r].clear();
-      }
-    }
+    if (reduce_every_pass_ && !forward) reduce_pass_gradients(s, fmt::format("mb{}.c{}", st.micro_batch, k));
   }
+}
+
+std::vector<double> StepPlanner::replica_times(const PricedSegment& segment) const {
+  std::vector<double> t(static_cast<std::size_t>(dp_), segment.time_s);
+  if (!segment.time_by_expert_rank.empty())
+    for (int d = 0; d < dp_; ++d) t[d] = segment.time_by_expert_rank[d % ep_];
+  return t;
+}
+
+void StepPlanner::add_times(std::vector<double>& into, const std::vector<double>& more, double scale) {
+  for (std::size_t d = 0; d < into.size(); ++d) into[d] += scale * more[d];
+}
+
+std::vector<double> StepPlanner::pass_times(std::size_t block, bool forward) const {
+  std::vector<double> t(static_cast<std::size_t>(dp_), 0.0);
+  const auto& price = costs_.of(block);
+  for (const auto& seg : forward ? price.forward : price.backward) add_times(t, replica_times(seg));
+  return t;
 }
 
 void StepPlanner::forward_chunk(int s, int k, int mb) {
@@ -229,18 +261,17 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
   for (std::size_t b = range.begin; b < range.end;) {
     if (options_.fuse_chunk_layers && model_.blocks[b].checkpointable) {
       std::size_t e = b;
-      double params = 0, seconds = 0;
+      double params = 0;
+      std::vector<double> seconds(static_cast<std::size_t>(dp_), 0.0);
       std::vector<workload::CommPoint> points;
       for (; e < range.end && model_.blocks[e].checkpointable; ++e) {
         for (const auto& p : own_params_[e]) params += p.elements;
-        for (const auto& seg : costs_.of(e).forward) {
-          seconds += seg.time_s;
-          points.push_back(seg.comm);
-        }
+        add_times(seconds, pass_times(e, true));
+        for (const auto& seg : costs_.of(e).forward) points.push_back(seg.comm);
       }
-      unit(s, params, prefix + ".layers.fwd", [&](int d) {
-        compute(d, Category::Forward, prefix + ".layers.fwd", seconds);
-        tensor_collectives(d, points, prefix + ".tp.fwd", Category::TensorParallelComm);
+      unit(s, params, prefix + ".layers.fwd", [&] {
+        compute(Category::Forward, prefix + ".layers.fwd", seconds);
+        collectives(points, prefix + ".tp.fwd");
       });
       b = e;
       continue;
@@ -248,7 +279,7 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
     const std::string name = fmt::format("mb{}.{}.fwd", mb, model_.blocks[b].name);
     double params = 0;
     for (const auto& p : own_params_[b]) params += p.elements;
-    unit(s, params, name, [&](int d) { run_segments(d, costs_.of(b).forward, Category::Forward, name, 0.0); });
+    unit(s, params, name, [&] { run_segments(costs_.of(b).forward, Category::Forward, name, 0.0); });
     ++b;
   }
   if (k < chunks_ - 1)
@@ -263,32 +294,35 @@ void StepPlanner::backward_chunk(int s, int k, int mb) {
   if (k < chunks_ - 1)
     for (int d = 0; d < dp_; ++d) receive(s, d, 1, k + 1, mb, prefix + ".recv_grad");
   const auto& range = chunk_blocks_[k];
+  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
   for (std::size_t end = range.end; end > range.begin;) {
     const std::size_t last = end - 1;
     if (options_.fuse_chunk_layers && model_.blocks[last].checkpointable) {
       std::size_t first = last;
       while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
-      double params = 0, forward_s = 0, selective_s = 0, backward_s = 0;
+      double params = 0, selective_s = 0;
+      std::vector<double> forward_s = zeros, backward_s = zeros;
       std::vector<workload::CommPoint> forward_points, backward_points;
       for (std::size_t b = first; b <= last; ++b) {
         for (const auto& p : own_params_[b]) params += p.elements;
         const auto& price = costs_.of(b);
         for (const auto& seg : price.forward) forward_points.push_back(seg.comm);
         for (const auto& seg : price.backward) backward_points.push_back(seg.comm);
-        forward_s += price.forward_s();
+        add_times(forward_s, pass_times(b, true));
+        add_times(backward_s, pass_times(b, false));
+        for (auto& t : backward_s) t += accumulating * accumulate_s_[b];
         selective_s += price.selective_s;
-        backward_s += price.backward_s() + accumulating * accumulate_s_[b];
       }
-      unit(s, params, prefix + ".layers.bwd", [&](int d) {
+      unit(s, params, prefix + ".layers.bwd", [&] {
         if (recompute == config::Recompute::Full) {
-          compute(d, Category::Recompute, prefix + ".layers.recompute", forward_s);
-          tensor_collectives(d, forward_points, prefix + ".tp.recompute", Category::TensorParallelComm);
+          compute(Category::Recompute, prefix + ".layers.recompute", forward_s);
+          collectives(forward_points, prefix + ".tp.recompute");
         } else if (recompute == config::Recompute::Selective && selective_s > 0) {
-          compute(d, Category::Recompute, prefix + ".layers.recompute", selective_s);
+          compute(Category::Recompute, prefix + ".layers.recompute", std::vector<double>(zeros.size(), selective_s));
         }
-        compute(d, Category::Backward, prefix + ".layers.bwd", backward_s);
-        tensor_collectives(d, backward_points, prefix + ".tp.bwd", Category::TensorParallelComm);
-        for (std::size_t b = last + 1; b-- > first;) record_gradients(d, b, mb, units_);
+        compute(Category::Backward, prefix + ".layers.bwd", backward_s);
+        collectives(backward_points, prefix + ".tp.bwd");
+        for (std::size_t b = last + 1; b-- > first;) record_gradients(b, mb, units_);
       });
       end = first;
       continue;
@@ -298,13 +332,13 @@ void StepPlanner::backward_chunk(int s, int k, int mb) {
     const std::string name = fmt::format("mb{}.{}", mb, block.name);
     double params = 0;
     for (const auto& p : own_params_[last]) params += p.elements;
-    unit(s, params, name + ".bwd", [&](int d) {
+    unit(s, params, name + ".bwd", [&] {
       if (recompute == config::Recompute::Full && block.checkpointable)
-        run_segments(d, price.forward, Category::Recompute, name + ".re", 0.0);
+        run_segments(price.forward, Category::Recompute, name + ".re", 0.0);
       else if (recompute == config::Recompute::Selective && price.selective_s > 0)
-        compute(d, Category::Recompute, name + ".re.core", price.selective_s);
-      run_segments(d, price.backward, Category::Backward, name + ".bwd", accumulating * accumulate_s_[last]);
-      record_gradients(d, last, mb, units_);
+        compute(Category::Recompute, name + ".re.core", std::vector<double>(zeros.size(), price.selective_s));
+      run_segments(price.backward, Category::Backward, name + ".bwd", accumulating * accumulate_s_[last]);
+      record_gradients(last, mb, units_);
     });
     end = last;
   }
@@ -312,24 +346,25 @@ void StepPlanner::backward_chunk(int s, int k, int mb) {
     for (int d = 0; d < dp_; ++d) send(s, d, 1, k, k - 1, mb, prefix + ".send_grad");
 }
 
-void StepPlanner::run_segments(int d, const std::vector<PricedSegment>& segments, Category category,
+void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Category category,
                                const std::string& prefix, double extra_s) {
   // Segments run back to back share one compute op until a collective separates them.
   struct Group {
     std::string name;
-    double time_s = 0;
+    std::vector<double> time_s;
     std::size_t kernels = 0;
     const workload::CommPoint* comm = nullptr;
   };
-  std::vector<Group> groups(1);
+  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
+  std::vector<Group> groups(1, Group{"", zeros, 0, nullptr});
   for (const auto& seg : segments) {
     auto& g = groups.back();
     if (g.kernels == 0 && seg.kernels > 0) g.name = seg.name;
-    g.time_s += seg.time_s;
+    add_times(g.time_s, replica_times(seg));
     g.kernels += seg.kernels;
     if (seg.comm.active()) {
       g.comm = &seg.comm;
-      groups.emplace_back();
+      groups.push_back(Group{"", zeros, 0, nullptr});
     }
   }
   const auto computing = std::count_if(groups.begin(), groups.end(), [](const Group& g) { return g.kernels > 0; });
@@ -341,39 +376,83 @@ void StepPlanner::run_segments(int d, const std::vector<PricedSegment>& segments
     last_computing = groups.size() - 1;
   }
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    const auto& g = groups[i];
-    if (g.kernels > 0)
-      compute(d, category, computing > 1 ? prefix + "." + g.name : prefix,
-              g.time_s + (i == last_computing ? extra_s : 0.0));
-    if (g.comm) tensor_collectives(d, {*g.comm}, prefix + "." + g.comm->name, Category::TensorParallelComm);
+    auto& g = groups[i];
+    if (g.kernels > 0) {
+      if (i == last_computing)
+        for (auto& t : g.time_s) t += extra_s;
+      compute(category, computing > 1 ? prefix + "." + g.name : prefix, g.time_s);
+    }
+    if (g.comm) collectives({*g.comm}, prefix + "." + g.comm->name);
   }
 }
 
-void StepPlanner::compute(int d, Category category, const std::string& name, double seconds) {
-  auto& after = last_[d];
-  std::vector<OpIndex> ops(members_[d].size());
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    std::vector<OpIndex> dep;
-    if (!after.empty()) dep.push_back(after[i]);
-    if (const auto gathered = gathers_->take(members_[d][i])) dep.push_back(*gathered);
-    ops[i] = step_.plan.ranks[members_[d][i]].add_compute(Stream::Compute, category, name, seconds, dep);
+void StepPlanner::compute(Category category, const std::string& name, const std::vector<double>& seconds) {
+  for (int d = 0; d < dp_; ++d) {
+    auto& after = last_[d];
+    std::vector<OpIndex> ops(members_[d].size());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      std::vector<OpIndex> dep;
+      if (!after.empty()) dep.push_back(after[i]);
+      if (const auto gathered = gathers_->take(members_[d][i])) dep.push_back(*gathered);
+      ops[i] = step_.plan.ranks[members_[d][i]].add_compute(Stream::Compute, category, name, seconds[d], dep);
+    }
+    after = ops;
   }
-  after = ops;
 }
 
-void StepPlanner::tensor_collectives(int d, const std::vector<workload::CommPoint>& points, const std::string& name,
-                                     Category category) {
+void StepPlanner::collectives(const std::vector<workload::CommPoint>& points, const std::string& name) {
+  for (const auto& point : merged_points(points, ep_)) {
+    for (const CollectiveOp op : point.ops) {
+      const std::string label = fmt::format("{}.{}", name, config::collective_op_name(op));
+      if (point.group == workload::CommGroup::Tensor)
+        tensor_collective(op, point, label);
+      else
+        expert_collective(op, point, label);
+    }
+  }
+}
+
+void StepPlanner::tensor_collective(CollectiveOp op, const workload::CommPoint& point, const std::string& name) {
   if (tp_ == 1) return;
-  for (const auto& [ops, bytes] : merged_points(points)) {
-    for (const CollectiveOp op : ops) {
-      auto request = collectives_.request(op, members_[d], bytes);
+  for (int d = 0; d < dp_; ++d) {
+    const double bytes = point.bytes_by_expert_rank.empty() ? point.bytes : point.bytes_by_expert_rank[d % ep_];
+    auto request = collectives_.request(op, members_[d], bytes);
+    request.stream = Stream::Compute;
+    request.category = Category::TensorParallelComm;
+    request.name = name;
+    request.deps.assign(members_[d].size(), {});
+    for (std::size_t i = 0; i < members_[d].size(); ++i)
+      if (!last_[d].empty()) request.deps[i] = {last_[d][i]};
+    last_[d] = collectives::append_collective(step_.plan, request, tags_);
+  }
+}
+
+void StepPlanner::expert_collective(CollectiveOp op, const workload::CommPoint& point, const std::string& name) {
+  if (ep_ == 1) return;
+  // The members at tensor rank t of the ep replicas of each expert group exchange their tokens.
+  for (int first = 0; first < dp_; first += ep_) {
+    for (int t = 0; t < tp_; ++t) {
+      std::vector<int> group;
+      for (int j = 0; j < ep_; ++j) group.push_back(members_[first + j][t]);
+      double sent = point.bytes;
+      if (!point.matrix.empty()) {
+        sent = 0;
+        for (const auto& row : point.matrix) sent += std::accumulate(row.begin(), row.end(), 0.0);
+        sent /= ep_;
+      }
+      auto request = collectives_.request(op, group, sent);
+      request.matrix = point.matrix;
       request.stream = Stream::Compute;
-      request.category = category;
-      request.name = fmt::format("{}.{}", name, config::collective_op_name(op));
-      request.deps.assign(members_[d].size(), {});
-      for (std::size_t i = 0; i < members_[d].size(); ++i)
-        if (!last_[d].empty()) request.deps[i] = {last_[d][i]};
-      last_[d] = collectives::append_collective(step_.plan, request, tags_);
+      request.category = Category::ExpertParallelComm;
+      request.name = name;
+      request.deps.assign(group.size(), {});
+      for (int j = 0; j < ep_; ++j)
+        if (!last_[first + j].empty()) request.deps[j] = {last_[first + j][t]};
+      const auto done = collectives::append_collective(step_.plan, request, tags_);
+      for (int j = 0; j < ep_; ++j) {
+        last_[first + j].resize(members_[first + j].size());
+        last_[first + j][t] = done[j];
+      }
     }
   }
 }
@@ -430,26 +509,29 @@ void StepPlanner::send(int s, int d, int direction, int k, int to_chunk, int mb,
 }
 
 template <typename Ops>
-void StepPlanner::unit(int s, double device_params, const std::string& name, const Ops& ops_of_replica) {
+void StepPlanner::unit(int s, double device_params, const std::string& name, const Ops& ops) {
   // One unit of parameters (a block or a fused run of them) on every replica: under ZeRO-3 each
   // data group first gathers its parameters and the unit's first compute op waits for them.
   if (gather_parameters_)
     for (int t = 0; t < tp_; ++t)
       gathers_->gather(grid_.data_group(s, t), device_params * element_B_, fmt::format("{}.t{}.gather", name, t));
-  for (int d = 0; d < dp_; ++d) ops_of_replica(d);
+  ops();
   ++units_;
   if (gather_parameters_)
     for (int d = 0; d < dp_; ++d)
       for (std::size_t i = 0; i < members_[d].size(); ++i) gathers_->release(members_[d][i], last_[d][i]);
 }
 
-void StepPlanner::record_gradients(int d, std::size_t block, int mb, int unit) {
-  // The gradients of replica d's members are ready after its latest op.
-  for (std::size_t i = 0; i < members_[d].size(); ++i) {
-    for (const auto& p : own_params_[block]) {
-      const ReadyGradient g{last_[d][i], p.elements * element_B_, model_.blocks[block].name + "." + p.name, unit};
-      if (mb == m_ - 1) ready_[members_[d][i]].push_back(g);
-      if (reduce_every_pass_) pass_ready_[members_[d][i]].push_back(g);
+void StepPlanner::record_gradients(std::size_t block, int mb, int unit) {
+  // The gradients of each replica's members are ready after its latest op.
+  for (int d = 0; d < dp_; ++d) {
+    for (std::size_t i = 0; i < members_[d].size(); ++i) {
+      for (const auto& p : own_params_[block]) {
+        const ReadyGradient g{last_[d][i], p.elements * element_B_, model_.blocks[block].name + "." + p.name, unit,
+                              p.expert};
+        if (mb == m_ - 1) ready_[members_[d][i]].push_back(g);
+        if (reduce_every_pass_) pass_ready_[members_[d][i]].push_back(g);
+      }
     }
   }
 }

@@ -55,6 +55,7 @@ struct ReadyGradient {
   double bytes = 0;
   std::string name;
   int unit = 0;  // the ZeRO-3 / FSDP unit (block or fused run) it belongs to
+  bool expert = false;  // reduced over the expert-data-parallel group
 };
 
 /// Tied parameters whose origin and copy sit on different pipeline stages (Megatron's embedding
@@ -80,19 +81,29 @@ private:
   void lay_out_stage(int stage);
   void forward_chunk(int stage, int chunk, int mb);
   void backward_chunk(int stage, int chunk, int mb);
-  void run_segments(int d, const std::vector<PricedSegment>& segments, program::Category category,
+  /// A block's pass on every replica of the stage: compute ops (each replica its own time: expert
+  /// ranks differ) and the collectives between them.
+  void run_segments(const std::vector<PricedSegment>& segments, program::Category category,
                     const std::string& prefix, double extra_s);
-  void compute(int d, program::Category category, const std::string& name, double seconds);
-  void tensor_collectives(int d, const std::vector<workload::CommPoint>& points, const std::string& name,
-                          program::Category category);
+  void compute(program::Category category, const std::string& name, const std::vector<double>& seconds);
+  void collectives(const std::vector<workload::CommPoint>& points, const std::string& name);
+  void tensor_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
+  void expert_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
+  [[nodiscard]] std::vector<double> replica_times(const PricedSegment& segment) const;
+  [[nodiscard]] std::vector<double> pass_times(std::size_t block, bool forward) const;
+  static void add_times(std::vector<double>& into, const std::vector<double>& more, double scale = 1);
   void receive(int stage, int d, int direction, int from_chunk, int mb, const std::string& name);
   void send(int stage, int d, int direction, int chunk, int to_chunk, int mb, const std::string& name);
   template <typename Ops>
-  void unit(int stage, double device_params, const std::string& name, const Ops& ops_of_replica);
-  void record_gradients(int d, std::size_t block, int mb, int unit);
+  void unit(int stage, double device_params, const std::string& name, const Ops& ops);
+  void record_gradients(std::size_t block, int mb, int unit);
   // Phase 3: reductions, tied parameters, optimizer (StepPlannerSync.cpp).
+  /// The groups gradients are reduced over at (stage, tensor rank): the data group for dense
+  /// tensors, each expert-data group for experts' (bool: expert).
+  [[nodiscard]] std::vector<std::pair<std::vector<int>, bool>> reduction_groups(int stage, int t) const;
   void reduce_gradients(const std::vector<int>& group, const std::vector<std::vector<ReadyGradient>>& lists,
-                        const std::string& label);
+                        bool expert, const std::string& label);
+  void reduce_pass_gradients(int stage, const std::string& label);
   [[nodiscard]] std::vector<GradientBucket> buckets_of(const std::vector<ReadyGradient>& list) const;
   void reduce_data_groups();
   void sum_tied_copies();
@@ -109,7 +120,7 @@ private:
   workload::ModelDescription model_;
   BlockCosts costs_;
   const kernels::KernelCostModel& cost_model_;
-  int tp_, pp_, dp_, v_, chunks_, m_;
+  int tp_, pp_, dp_, ep_, v_, chunks_, m_;
   double element_B_;
   DeviceGrid grid_;
   PipelineScheduleKind kind_;
@@ -119,13 +130,14 @@ private:
   std::uint64_t p2p_base_ = 0;
   int units_ = 0;  // parameter units laid out so far (ZeRO-3 buckets)
   bool reduce_every_pass_ = false, gather_parameters_ = false;
+  bool has_experts_ = false;  // the model has expert tensors
 
   std::vector<BlockRange> chunk_blocks_;               // per model chunk
   std::vector<int> chunk_of_block_;
   std::vector<std::vector<workload::ParamTensor>> own_params_;  // per block
   std::vector<double> accumulate_s_;                   // per block, unfused accumulation per micro-batch
   std::vector<TiedCopy> tied_;
-  std::vector<double> stage_parameters_;               // per stage, on each of its devices
+  std::vector<double> stage_parameters_;               // per stage: what each device's optimizer updates
   std::vector<double> optimizer_s_;                    // per stage
 
   // Per stage being laid out: each replica's tensor group and its members' latest compute op.

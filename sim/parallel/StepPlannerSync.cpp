@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <map>
 
 #include "parallel/StepPlanner.hpp"
 
@@ -14,8 +15,19 @@ using program::Category;
 using program::OpIndex;
 using program::Stream;
 
+namespace {
+
+/// The gradients of `list` that are (or are not) experts'.
+std::vector<ReadyGradient> of_kind(const std::vector<ReadyGradient>& list, bool expert) {
+  std::vector<ReadyGradient> out;
+  for (const auto& g : list)
+    if (g.expert == expert) out.push_back(g);
+  return out;
+}
+
+}  // namespace
+
 std::vector<GradientBucket> StepPlanner::buckets_of(const std::vector<ReadyGradient>& list) const {
-  if (dp_ == 1) return {};
   // ZeRO-3 as FSDP runs it: each unit's flat gradient is reduce-scattered as one bucket.
   if (gather_parameters_) {
     std::vector<GradientBucket> units;
@@ -35,21 +47,33 @@ std::vector<GradientBucket> StepPlanner::buckets_of(const std::vector<ReadyGradi
   return make_gradient_buckets(tensors, scenario_.training.bucket_size_B);
 }
 
+std::vector<std::pair<std::vector<int>, bool>> StepPlanner::reduction_groups(int s, int t) const {
+  // Dense gradients over the whole data group, experts' over each expert-data group (the replicas
+  // holding the same experts); a group of one device reduces nothing.
+  std::vector<std::pair<std::vector<int>, bool>> groups;
+  if (dp_ > 1) groups.emplace_back(grid_.data_group(s, t), false);
+  if (dp_ / ep_ > 1 && has_experts_)
+    for (int j = 0; j < ep_; ++j) groups.emplace_back(grid_.expert_data_group(j, s, t, ep_), true);
+  return groups;
+}
+
 void StepPlanner::reduce_gradients(const std::vector<int>& group, const std::vector<std::vector<ReadyGradient>>& lists,
-                                   const std::string& label) {
+                                   bool expert, const std::string& label) {
   // Bucketed like DDP, on the communication stream; without overlap every bucket waits for the
   // member's last backward op.
   const CollectiveOp op = scenario_.parallelism.zero_stage >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
-  const auto buckets = buckets_of(lists[group.front()]);
+  std::vector<std::vector<ReadyGradient>> member_lists;
+  for (int r : group) member_lists.push_back(of_kind(lists[r], expert));
+  const auto buckets = buckets_of(member_lists.front());
   for (std::size_t b = 0; b < buckets.size(); ++b) {
     auto request = collectives_.request(op, group, buckets[b].bytes);
     request.stream = Stream::Comm;
     request.category = Category::DataParallelComm;
-    request.name = fmt::format("{}.{}.b{}", label, config::collective_op_name(op), b);
+    request.name = fmt::format("{}{}.{}.b{}", label, expert ? ".experts" : "", config::collective_op_name(op), b);
     request.deps.assign(group.size(), {});
     const auto slot = static_cast<std::size_t>(buckets[b].ready_slot);
     for (std::size_t i = 0; i < group.size(); ++i)
-      request.deps[i] = scenario_.training.overlap_grad_reduce ? std::vector<OpIndex>{lists[group[i]][slot].op}
+      request.deps[i] = scenario_.training.overlap_grad_reduce ? std::vector<OpIndex>{member_lists[i][slot].op}
                                                                : last_backward_[group[i]];
     const auto reduced = collectives::append_collective(step_.plan, request, tags_);
     if (b + 1 == buckets.size())
@@ -57,15 +81,25 @@ void StepPlanner::reduce_gradients(const std::vector<int>& group, const std::vec
   }
 }
 
+void StepPlanner::reduce_pass_gradients(int s, const std::string& label) {
+  for (int t = 0; t < tp_; ++t)
+    for (const auto& [group, expert] : reduction_groups(s, t))
+      reduce_gradients(group, pass_ready_, expert, fmt::format("{}.t{}", label, t));
+  for (int d = 0; d < dp_; ++d)
+    for (int t = 0; t < tp_; ++t) pass_ready_[grid_.rank(d, s, t)].clear();
+}
+
 void StepPlanner::reduce_data_groups() {
   // ZeRO 0/1: one reduction (all-reduce or reduce-scatter) of the accumulated gradients per (stage,
   // tensor rank) data group, as the last micro-batch's backward produces them.
   for (int s = 0; s < pp_; ++s)
     for (int t = 0; t < tp_; ++t)
-      if (!reduce_every_pass_) reduce_gradients(grid_.data_group(s, t), ready_, fmt::format("s{}.t{}", s, t));
-  const auto& first = ready_[grid_.data_group(0, 0).front()];
-  step_.buckets = buckets_of(first);
-  for (const auto& g : first) step_.gradient_bytes += g.bytes;
+      if (!reduce_every_pass_)
+        for (const auto& [group, expert] : reduction_groups(s, t))
+          reduce_gradients(group, ready_, expert, fmt::format("s{}.t{}", s, t));
+  const auto first = of_kind(ready_[grid_.data_group(0, 0).front()], false);
+  step_.buckets = dp_ > 1 ? buckets_of(first) : std::vector<GradientBucket>{};
+  for (const auto& g : ready_[grid_.data_group(0, 0).front()]) step_.gradient_bytes += g.bytes;
   for (int r = 0; r < grid_.size(); ++r)
     synced_[r].insert(synced_[r].begin(), last_backward_[r].begin(), last_backward_[r].end());
 }
@@ -104,24 +138,27 @@ void StepPlanner::optimizer_steps() {
   // The optimizer step, then (ZeRO-1/2) the all-gather of the updated parameter shards; ZeRO-3
   // leaves them sharded until the next step's gathers.
   const int zero = scenario_.parallelism.zero_stage;
-  const bool gather_updated = zero >= 1 && zero <= 2 && dp_ > 1;
+  const bool gather_updated = zero >= 1 && zero <= 2;
   for (int s = 0; s < pp_; ++s) {
     for (int t = 0; t < tp_; ++t) {
-      const auto group = grid_.data_group(s, t);
-      std::vector<OpIndex> opt(group.size());
-      for (std::size_t i = 0; i < group.size(); ++i)
-        opt[i] = step_.plan.ranks[group[i]].add_compute(Stream::Compute, Category::Optimizer, "optimizer",
-                                                        optimizer_s_[s], synced_[group[i]]);
+      std::map<int, OpIndex> opt;  // rank -> its optimizer op
+      for (int d = 0; d < dp_; ++d) {
+        const int r = grid_.rank(d, s, t);
+        opt[r] = step_.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "optimizer", optimizer_s_[s],
+                                                 synced_[r]);
+      }
       if (!gather_updated) continue;
-      const auto buckets = buckets_of(ready_[group.front()]);
-      for (std::size_t b = 0; b < buckets.size(); ++b) {
-        auto request = collectives_.request(CollectiveOp::AllGather, group, buckets[b].bytes);
-        request.stream = Stream::Comm;
-        request.category = Category::DataParallelComm;
-        request.name = fmt::format("s{}.t{}.allgather.b{}", s, t, b);
-        request.deps.assign(group.size(), {});
-        for (std::size_t i = 0; i < group.size(); ++i) request.deps[i] = {opt[i]};
-        collectives::append_collective(step_.plan, request, tags_);
+      for (const auto& [group, expert] : reduction_groups(s, t)) {
+        const auto buckets = buckets_of(of_kind(ready_[group.front()], expert));
+        for (std::size_t b = 0; b < buckets.size(); ++b) {
+          auto request = collectives_.request(CollectiveOp::AllGather, group, buckets[b].bytes);
+          request.stream = Stream::Comm;
+          request.category = Category::DataParallelComm;
+          request.name = fmt::format("s{}.t{}{}.allgather.b{}", s, t, expert ? ".experts" : "", b);
+          request.deps.assign(group.size(), {});
+          for (std::size_t i = 0; i < group.size(); ++i) request.deps[i] = {opt[group[i]]};
+          collectives::append_collective(step_.plan, request, tags_);
+        }
       }
     }
   }
@@ -148,6 +185,7 @@ void StepPlanner::sum_figures() {
   step_.hardware_flops = hardware * runs;
   step_.megatron_flops = (model + recomputable) * runs;
   step_.parameters = model_.parameters();
+  step_.expert_load = model_.expert_load;
   step_.samples = scenario_.training.global_batch;
   step_.tokens_per_sample = model_.tokens_per_sample;
   step_.sample_unit = model_.sample_unit;

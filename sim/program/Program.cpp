@@ -27,6 +27,7 @@ std::string_view category_name(Category c) {
     case Category::TensorParallelComm: return "tp_comm";
     case Category::PipelineComm: return "pp_comm";
     case Category::Recompute: return "recompute";
+    case Category::ExpertParallelComm: return "ep_comm";
   }
   return "?";
 }

@@ -33,8 +33,9 @@ enum class Category : std::uint8_t {
   TensorParallelComm,  // Megatron all-reduces (or reduce-scatter + all-gather) inside a layer
   PipelineComm,        // activations and gradients between pipeline stages
   Recompute,
+  ExpertParallelComm,  // MoE token dispatch and combine (all-to-all over the expert group)
 };
-inline constexpr int kCategoryCount = 7;
+inline constexpr int kCategoryCount = 8;
 
 std::string_view stream_name(Stream s);
 std::string_view category_name(Category c);

@@ -15,6 +15,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.tokens_per_s = m.samples_per_s * step.tokens_per_sample;
   m.sample_unit = step.sample_unit;
   m.parameters = step.parameters;
+  m.expert_load = step.expert_load;
   m.model_flops = step.model_flops;
   m.peak_flops_per_device = scenario.platform.accelerator.peak(training.precision);
   m.mfu = m.model_flops / (m.step_time_s * devices * m.peak_flops_per_device);
@@ -36,7 +37,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
 
   const int device_count = std::min(devices, step.plan.rank_count());
   for (int r = 0; r < device_count; ++r) {
-    double compute = 0, comm = 0, tp = 0, pp = 0, last_backward_end = 0, optimizer = 0, busy_before = 0;
+    double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, last_backward_end = 0, optimizer = 0, busy_before = 0;
     const auto& ops = step.plan.ranks[r].ops();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const auto& timing = result.ops[r][i];
@@ -45,6 +46,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
       if (op.stream == program::Stream::Compute) {
         if (op.kind == program::OpKind::Compute) compute += d;
         if (op.category == program::Category::TensorParallelComm) tp += d;
+        if (op.category == program::Category::ExpertParallelComm) ep += d;
         if (op.category == program::Category::PipelineComm) pp += d;
         if (op.category == program::Category::Optimizer) optimizer += d;
         if (op.category == program::Category::Backward || op.category == program::Category::Recompute)
@@ -62,12 +64,14 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
       if (op.category == program::Category::PipelineComm && result.ops[r][i].start_s >= last_backward_end)
         drain_after_backward += result.ops[r][i].duration_s();
       if (op.stream != program::Stream::Compute || result.ops[r][i].end_s > last_backward_end) continue;
-      if (op.kind == program::OpKind::Compute || op.category == program::Category::TensorParallelComm)
+      if (op.kind == program::OpKind::Compute || op.category == program::Category::TensorParallelComm ||
+          op.category == program::Category::ExpertParallelComm)
         busy_before += result.ops[r][i].duration_s();
     }
     m.compute_busy_s = std::max(m.compute_busy_s, compute);
     m.dp_comm_s = std::max(m.dp_comm_s, comm);
     m.tp_comm_s = std::max(m.tp_comm_s, tp);
+    m.ep_comm_s = std::max(m.ep_comm_s, ep);
     m.pp_wait_s = std::max(m.pp_wait_s, pp);
     if (step.pp > 1) m.bubble_fraction = std::max(m.bubble_fraction, (last_backward_end - busy_before) / m.step_time_s);
     m.dp_exposed_s =

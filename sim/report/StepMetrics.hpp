@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/ScenarioSpec.hpp"
+#include "workload/ModelDescription.hpp"
 #include "engine/SimulationResult.hpp"
 #include "parallel/MemoryEstimate.hpp"
 #include "parallel/StepPlan.hpp"
@@ -17,6 +18,7 @@ struct StepMetrics {
   double tokens_per_s = 0;           // 0 for workloads without tokens
   std::string sample_unit;           // "sequences", "images"
   double parameters = 0;             // of the model, summed from its description
+  workload::ExpertLoad expert_load;  // MoE routing: imbalance, dropped copies
   double model_flops = 0;            // per iteration, summed from the plan's kernels (Korthikanti Eq. 7 for GPT)
   double mfu = 0;                    // model FLOPs / (step time * devices * peak)
   double peak_flops_per_device = 0;  // of the training precision
@@ -38,6 +40,8 @@ struct StepMetrics {
   double hfu = 0;                      // hardware FLOPs / (step time * devices * peak)
   double recompute_s = 0;              // per device, all micro-batches
   double tp_comm_s = 0;                // tensor-parallel collectives on the compute stream (exposed)
+  double ep_comm_s = 0;                // expert-parallel all-to-alls on the compute stream (exposed, and
+                                       // the wait for the busiest expert rank)
   double pp_wait_s = 0;                // compute stream waiting on stage-to-stage receives (bubble included)
   double bubble_fraction = 0;          // idle compute stream before its last backward / step (busiest stage)
   double ideal_bubble_fraction = 0;    // closed form of the schedule

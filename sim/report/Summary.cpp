@@ -47,8 +47,9 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   if (s.parallelism.tp > 1 || s.parallelism.pp > 1 || s.parallelism.zero_stage > 0 ||
       s.training.recompute != config::Recompute::None) {
     const auto& p = s.parallelism;
-    line("parallelism", fmt::format("tp {} x pp {} x dp {}{}, schedule {} (v = {}), ZeRO {}, recompute {}", p.tp, p.pp,
-                                    p.dp, p.sequence_parallel ? " (sequence parallel)" : "",
+    line("parallelism", fmt::format("tp {} x pp {} x dp {}{}{}, schedule {} (v = {}), ZeRO {}, recompute {}", p.tp, p.pp,
+                                    p.dp, p.ep > 1 ? fmt::format(" (ep {})", p.ep) : std::string(),
+                                    p.sequence_parallel ? " (sequence parallel)" : "",
                                     config::pipeline_schedule_key_name(p.schedule), p.virtual_stages, p.zero_stage,
                                     config::recompute_name(s.training.recompute)));
     line("TFLOP/s per GPU", fmt::format("{:.1f} (Megatron Eq. 3, counts recomputation); HFU {}",
@@ -56,6 +57,15 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
     if (p.pp > 1)
       line("pipeline bubble", fmt::format("{} of the step (ideal {})", pct(m.bubble_fraction), pct(m.ideal_bubble_fraction)));
     line("tensor-parallel comm", fmt::format("{} (on the critical path)", t(m.tp_comm_s)));
+    if (m.expert_load.moe_layers > 0)
+      line("experts", fmt::format("{} MoE layers, {} routing: busiest expert rank {:.3f} x the mean, {} of the "
+                                  "token copies dropped",
+                                  m.expert_load.moe_layers, config::routing_name(s.moe.routing),
+                                  m.expert_load.imbalance, pct(m.expert_load.dropped_share)));
+    if (p.ep > 1)
+      line("expert-parallel comm", fmt::format("{} (all-to-alls on the critical path, waits for the busiest expert "
+                                               "rank included)",
+                                               t(m.ep_comm_s)));
     line("pipeline receive wait", fmt::format("{} (transfers and bubble)", t(m.pp_wait_s)));
     line("data-parallel exposed", t(m.dp_exposed_s));
     if (m.stage_busy_s.size() > 1) {
@@ -158,6 +168,11 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                    {"bubble_fraction", m.bubble_fraction},
                    {"ideal_bubble_fraction", m.ideal_bubble_fraction},
                    {"tp_comm_s", m.tp_comm_s},
+                   {"ep", s.parallelism.ep},
+                   {"ep_comm_s", m.ep_comm_s},
+                   {"moe_layers", m.expert_load.moe_layers},
+                   {"expert_imbalance", m.expert_load.imbalance},
+                   {"dropped_token_share", m.expert_load.dropped_share},
                    {"pp_wait_s", m.pp_wait_s},
                    {"dp_exposed_s", m.dp_exposed_s},
                    {"recompute_s", m.recompute_s},

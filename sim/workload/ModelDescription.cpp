@@ -19,10 +19,28 @@ double Block::model_parameters() const {
   return n;
 }
 
+namespace {
+
+/// `of` summed over a segment's kernels: where expert ranks run different kernels, their mean (every
+/// rank runs the block equally often, so the mean times the devices is the total).
+template <typename Of>
+double segment_sum(const Segment& s, const Of& of) {
+  const auto sum = [&](const std::vector<kernels::Kernel>& kernels) {
+    double f = 0;
+    for (const auto& k : kernels) f += of(k);
+    return f;
+  };
+  if (s.kernels_by_expert_rank.empty()) return sum(s.kernels);
+  double total = 0;
+  for (const auto& rank : s.kernels_by_expert_rank) total += sum(rank);
+  return total / static_cast<double>(s.kernels_by_expert_rank.size());
+}
+
+}  // namespace
+
 double model_flops(const std::vector<Segment>& pass) {
   double f = 0;
-  for (const auto& s : pass)
-    for (const auto& k : s.kernels) f += k.model_flops;
+  for (const auto& s : pass) f += segment_sum(s, [](const kernels::Kernel& k) { return k.model_flops; });
   return f;
 }
 
@@ -34,7 +52,7 @@ double matmul_flops(const std::vector<kernels::Kernel>& kernels) {
 
 double matmul_flops(const std::vector<Segment>& pass) {
   double f = 0;
-  for (const auto& s : pass) f += matmul_flops(s.kernels);
+  for (const auto& s : pass) f += segment_sum(s, [](const kernels::Kernel& k) { return k.matmul_flops(); });
   return f;
 }
 

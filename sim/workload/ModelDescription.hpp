@@ -16,15 +16,33 @@
 
 namespace clearfog::workload {
 
-/// A collective over the block's tensor-parallel group at the end of a segment (Megatron's f and g
-/// operators): `ops` run one after the other, each over `bytes` (nccl-tests convention: the
-/// all-reduce buffer; the total of an all-gather or reduce-scatter). Empty `ops`: none at this
-/// sharding (tp = 1).
+/// The devices a collective point spans: the block's tensor-parallel group (Megatron's f and g
+/// operators), or its expert-parallel group (the devices at the same tensor rank and stage of `ep`
+/// consecutive data-parallel replicas, which share the experts between them).
+enum class CommGroup { Tensor, Expert };
+
+/// A collective at the end of a segment: `ops` run one after the other, each over `bytes`
+/// (nccl-tests convention: the all-reduce buffer; the total of an all-gather or reduce-scatter;
+/// an all-to-all's send buffer per member). Empty `ops`: none at this sharding (tp = 1, ep = 1).
 struct CommPoint {
-  std::string name;                         // "tp1", "tp2", "ce"
+  std::string name;                         // "tp1", "tp2", "ce", "dispatch"
   std::vector<config::CollectiveOp> ops;
   double bytes = 0;
+  CommGroup group = CommGroup::Tensor;
+  /// All-to-all-v over the expert group: matrix[i][j] bytes member i sends member j (the diagonal
+  /// stays local). Empty: a uniform all-to-all of `bytes`.
+  std::vector<std::vector<double>> matrix;
+  /// A tensor-group collective whose size depends on the expert rank (the tokens an expert rank
+  /// received): bytes for expert rank j. Empty: `bytes` everywhere.
+  std::vector<double> bytes_by_expert_rank;
   [[nodiscard]] bool active() const { return !ops.empty(); }
+  /// A point named `name` with no collective (yet).
+  static CommPoint named(std::string name, double bytes = 0) {
+    CommPoint c;
+    c.name = std::move(name);
+    c.bytes = bytes;
+    return c;
+  }
 };
 
 /// Kernels that run back to back on the compute stream, then optionally a collective.
@@ -32,7 +50,19 @@ struct Segment {
   std::string name;                         // "attn", "mlp": op names when a pass has several
   std::vector<kernels::Kernel> kernels;
   CommPoint comm;                           // after the kernels; inactive when none
+  /// Expert ranks that run other kernels than `kernels` (their experts' tokens): kernels of expert
+  /// rank j. Empty: every device runs `kernels`.
+  std::vector<std::vector<kernels::Kernel>> kernels_by_expert_rank;
 };
+
+/// A segment of `kernels` followed by `comm` (none by default).
+inline Segment make_segment(std::string name, std::vector<kernels::Kernel> kernels, CommPoint comm = {}) {
+  Segment s;
+  s.name = std::move(name);
+  s.kernels = std::move(kernels);
+  s.comm = std::move(comm);
+  return s;
+}
 
 /// One parameter tensor of a block, as one device of the tensor-parallel group holds it.
 struct ParamTensor {
@@ -44,6 +74,9 @@ struct ParamTensor {
   /// gradient accumulates in place); on different stages each holds a copy whose gradients are
   /// summed after the data-parallel reduction.
   std::string tied_to;
+  /// An expert's tensor: held by one expert rank, its gradient reduced over the expert-data-parallel
+  /// group (the devices of the other expert groups that hold the same experts).
+  bool expert = false;
 };
 
 /// Activation recomputation policies, indexable: config::Recompute's values in order.
@@ -83,18 +116,27 @@ struct Block {
   [[nodiscard]] double model_parameters() const;
 };
 
-/// Sums of kernel FLOPs over a list of segments.
+/// Sums of kernel FLOPs over a list of segments (the mean expert rank's where they differ).
 double model_flops(const std::vector<Segment>& pass);
 double matmul_flops(const std::vector<Segment>& pass);
 double matmul_flops(const std::vector<kernels::Kernel>& kernels);
+
+/// How evenly the MoE layers spread their token copies over the expert ranks (docs/moe.md).
+struct ExpertLoad {
+  int moe_layers = 0;          // 0: a dense model
+  double imbalance = 1;        // busiest expert rank's copies over the mean, averaged over MoE layers
+  double dropped_share = 0;    // of the routed token copies, dropped at the capacity limit (mean)
+};
 
 struct ModelDescription {
   std::string type;                         // the workload type that made it: "transformer", "cnn"
   std::vector<Block> blocks;                // in model order
   int micro_batch = 1;                      // samples per pass the kernels are sized for
   int tensor_parallel = 1;                  // t the kernels are sharded over
+  int expert_parallel = 1;                  // ep: devices sharing the experts (1: no experts split)
   double tokens_per_sample = 0;             // sequence length of language models; 0: no tokens
   std::string sample_unit = "samples";      // "sequences", "images"
+  ExpertLoad expert_load;
 
   /// Parameters of the model (every block, tied copies once).
   [[nodiscard]] double parameters() const;

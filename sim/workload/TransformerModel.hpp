@@ -90,6 +90,7 @@ public:
 
   /// Bytes layer `l` keeps for its backward, one micro-batch, this device, under `recompute`
   /// (Korthikanti et al. 2022, Table 2, generalized; docs/workloads.md).
+  /// For a MoE layer: its attention part only; the MoE part is TransformerMoe::activation_bytes.
   [[nodiscard]] double layer_activation_bytes(int layer, config::Recompute recompute) const;
   [[nodiscard]] double embedding_activation_bytes() const;
   [[nodiscard]] double head_activation_bytes() const;

@@ -20,6 +20,8 @@ struct DescribeOptions {
   int tp = 1;
   bool sequence_parallel = false;
   config::Attention attention = config::Attention::Unfused;
+  int ep = 1;                     // expert parallelism (devices the experts are split over)
+  config::MoeSpec moe;            // token routing of MoE layers
 };
 
 class WorkloadType : public config::WorkloadTypeSchema {

@@ -28,7 +28,8 @@ ModelDescription describe(const config::ScenarioSpec& scenario) {
   const auto& t = scenario.training;
   const auto& p = scenario.parallelism;
   return workload_type(scenario.workload.type)
-      .describe(scenario.workload, DescribeOptions{t.micro_batch, t.precision, p.tp, p.sequence_parallel, t.attention});
+      .describe(scenario.workload,
+                DescribeOptions{t.micro_batch, t.precision, p.tp, p.sequence_parallel, t.attention, p.ep, scenario.moe});
 }
 
 }  // namespace clearfog::workload

@@ -178,6 +178,14 @@ TEST_CASE("config::Loader: transformer shapes that do not divide are located err
     check_diagnostic(diags[2], file, 19, 22, "parallelism.sequence_parallel",
                      "seq_length 130 must be divisible by tp 4");
   }
+  SECTION("experts against expert parallelism: top_k, ep and ZeRO-3") {
+    const auto file = fixture("bad/moe_ep.yaml");
+    const auto diags = diagnostics_of([&] { load_scenario(file); });
+    REQUIRE(diags.size() == 3);
+    check_diagnostic(diags[0], file, 18, 7, "parallelism.ep", "ep 4 must divide the workload's experts 6");
+    check_diagnostic(diags[1], file, 19, 15, "parallelism.zero_stage", "ZeRO-3 with expert parallelism (ep 4)");
+    check_diagnostic(diags[2], file, 13, 10, "workload.top_k", "top_k 8 must be at most experts 6");
+  }
 }
 
 TEST_CASE("config::Loader: reports every error of a file at once", "[config]") {

@@ -90,8 +90,8 @@ Block make_block(const Context& c, std::size_t index, const std::vector<double>&
       block.params.push_back(std::move(p));
     }
   }
-  block.forward = {{"fwd", std::move(forward), CommPoint{"none", {}, 0}}};
-  block.backward = {{"bwd", std::move(backward), CommPoint{"none", {}, 0}}};
+  block.forward = {make_segment("fwd", std::move(forward), CommPoint::named("none"))};
+  block.backward = {make_segment("bwd", std::move(backward), CommPoint::named("none"))};
   // Full recomputation keeps the block's input: the image, or the one tensor live at its start.
   const double input_B =
       b * e * (span.begin == 0 ? TensorDims{c.spec.image.channels, c.spec.image.height, c.spec.image.width}.elements()

@@ -156,6 +156,12 @@ void CnnType::check_scenario(const ConfigDocument& scenario, const ConfigDocumen
                    "sequence parallelism splits a transformer's sequence; a cnn workload allows false only (use "
                    "parallelism.dp and parallelism.pp)",
                    out);
+  if (const auto* ep = scenario.find("parallelism.ep"); ep && ep->as_integer() != 1)
+    config::report(scenario, "parallelism.ep",
+                   fmt::format("expert parallelism splits a Mixture of Experts; a cnn workload has no experts: ep "
+                               "must be 1, got {}",
+                               ep->as_integer()),
+                   out);
 }
 
 std::optional<std::int64_t> CnnType::pipeline_units(const ConfigDocument& doc) const {

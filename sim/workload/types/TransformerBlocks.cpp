@@ -3,7 +3,12 @@
 // parallelism: Korthikanti et al. 2022). docs/workloads.md.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <numeric>
+
+#include "workload/ExpertRouting.hpp"
 #include "workload/TransformerModel.hpp"
+#include "workload/TransformerMoe.hpp"
 #include "workload/types/TransformerType.hpp"
 
 namespace clearfog::workload {
@@ -18,7 +23,7 @@ namespace {
 /// or with sequence parallelism a reduce-scatter into the sequence shard and the all-gather the
 /// next column-parallel GEMM needs (placed together, between the two parts).
 CommPoint tensor_reduce(std::string name, const DescribeOptions& o, double bytes) {
-  CommPoint c{std::move(name), {}, bytes};
+  auto c = CommPoint::named(std::move(name), bytes);
   if (o.tp > 1)
     c.ops = o.sequence_parallel ? std::vector<CollectiveOp>{CollectiveOp::ReduceScatter, CollectiveOp::AllGather}
                                 : std::vector<CollectiveOp>{CollectiveOp::AllReduce};
@@ -27,7 +32,7 @@ CommPoint tensor_reduce(std::string name, const DescribeOptions& o, double bytes
 
 /// One collective of `op` when tensor-parallel (and, if `only_with_sp`, sequence-parallel).
 CommPoint tensor_op(std::string name, const DescribeOptions& o, CollectiveOp op, double bytes, int times = 1) {
-  CommPoint c{std::move(name), {}, bytes};
+  auto c = CommPoint::named(std::move(name), bytes);
   if (o.tp > 1) c.ops.assign(static_cast<std::size_t>(times), op);
   return c;
 }
@@ -43,6 +48,19 @@ ParamTensor sharded(std::string name, double model_elements, int tp) {
 }
 ParamTensor replicated(std::string name, double elements) { return ParamTensor{std::move(name), elements, elements, ""}; }
 
+/// A layer's second norm and attention tensors, in the order backward completes their gradients
+/// (after the MLP's or the experts').
+void push_attention_params(std::vector<ParamTensor>& p, const TransformerSpec& w, const LayerShape& shape, int t) {
+  const double h = w.hidden, d = w.resolved_head_dim(), a = w.heads, kv = shape.kv_heads;
+  const double norm = w.norm == NormKind::LayerNorm && w.bias ? 2 * h : h;
+  p.push_back(replicated("ln2", norm));
+  if (w.bias) p.push_back(replicated("proj.bias", h));
+  p.push_back(sharded("proj.weight", a * d * h, t));
+  if (w.bias) p.push_back(sharded("qkv.bias", (a + 2 * kv) * d, t));
+  p.push_back(sharded("qkv.weight", h * (a + 2 * kv) * d, t));
+  p.push_back(replicated("ln1", norm));
+}
+
 Block embedding_block(const Context& c) {
   const auto& w = c.model.spec();
   const auto& o = c.options;
@@ -52,15 +70,15 @@ Block embedding_block(const Context& c) {
   b.pipeline_unit = false;
   // Vocabulary-parallel lookup: each rank fills in its shard's rows, an all-reduce (a
   // reduce-scatter with sequence parallelism) completes the activation; dropout follows.
-  b.forward = {{"lookup", c.model.embedding_forward(),
+  b.forward = {make_segment("lookup", c.model.embedding_forward(),
                 o.sequence_parallel ? tensor_op("tp", o, CollectiveOp::ReduceScatter, c.activation_B)
-                                    : tensor_op("tp", o, CollectiveOp::AllReduce, c.activation_B)},
-               {"dropout", c.model.embedding_dropout_forward(), CommPoint{"none", {}, 0}}};
+                                    : tensor_op("tp", o, CollectiveOp::AllReduce, c.activation_B)),
+               make_segment("dropout", c.model.embedding_dropout_forward())};
   // The backward of a reduce-scatter is an all-gather; an all-reduce's backward is the identity.
-  b.backward = {{"dropout", c.model.embedding_dropout_backward(),
+  b.backward = {make_segment("dropout", c.model.embedding_dropout_backward(),
                  o.sequence_parallel ? tensor_op("tp", o, CollectiveOp::AllGather, c.activation_B)
-                                     : CommPoint{"tp", {}, 0}},
-                {"lookup", c.model.embedding_backward(), CommPoint{"none", {}, 0}}};
+                                     : CommPoint::named("tp")),
+                make_segment("lookup", c.model.embedding_backward())};
   if (w.position == PositionKind::Learned)
     b.params.push_back(replicated("position", static_cast<double>(w.seq_length) * h));
   b.params.push_back(sharded("word", static_cast<double>(w.vocab_size) * h, o.tp));
@@ -79,30 +97,145 @@ Block layer_block(const Context& c, int l, const LayerShape& default_shape) {
   b.type = shape == default_shape
                ? "layer"
                : fmt::format("layer.f{}.{}.kv{}", shape.ffn_hidden, mlp_name(shape.mlp), shape.kv_heads);
-  b.forward = {{"attn", c.model.attention_forward(l), tensor_reduce("tp1", o, c.activation_B)},
-               {"mlp", c.model.mlp_forward(l), tensor_reduce("tp2", o, c.activation_B)}};
-  b.backward = {{"mlp", c.model.mlp_backward(l), tensor_reduce("tp1", o, c.activation_B)},
-                {"attn", c.model.attention_backward(l), tensor_reduce("tp2", o, c.activation_B)}};
+  b.forward = {make_segment("attn", c.model.attention_forward(l), tensor_reduce("tp1", o, c.activation_B)),
+               make_segment("mlp", c.model.mlp_forward(l), tensor_reduce("tp2", o, c.activation_B))};
+  b.backward = {make_segment("mlp", c.model.mlp_backward(l), tensor_reduce("tp1", o, c.activation_B)),
+                make_segment("attn", c.model.attention_backward(l), tensor_reduce("tp2", o, c.activation_B))};
   b.selective_recompute = c.model.attention_core_forward(l);
   b.checkpointable = true;
   // Gradients in the order backward completes them (PyTorch reduces in reverse registration order).
-  const double h = w.hidden, d = w.resolved_head_dim(), a = w.heads, kv = shape.kv_heads, f = shape.ffn_hidden;
+  const double h = w.hidden, f = shape.ffn_hidden;
   const double up = gated(shape.mlp) ? 2 : 1;
-  const double norm = w.norm == NormKind::LayerNorm && w.bias ? 2 * h : h;
   const int t = o.tp;
   auto& p = b.params;
   if (w.bias) p.push_back(replicated("fc2.bias", h));  // added after the all-reduce: on every rank
   p.push_back(sharded("fc2.weight", f * h, t));
   if (w.bias) p.push_back(sharded("fc1.bias", up * f, t));
   p.push_back(sharded("fc1.weight", h * up * f, t));
-  p.push_back(replicated("ln2", norm));
-  if (w.bias) p.push_back(replicated("proj.bias", h));
-  p.push_back(sharded("proj.weight", a * d * h, t));
-  if (w.bias) p.push_back(sharded("qkv.bias", (a + 2 * kv) * d, t));
-  p.push_back(sharded("qkv.weight", h * (a + 2 * kv) * d, t));
-  p.push_back(replicated("ln1", norm));
+  push_attention_params(p, w, shape, t);
   for (const Recompute r : config::kAllRecomputes)
     b.saved_activation_B[policy_index(r)] = c.model.layer_activation_bytes(l, r);
+  b.output_B = c.activation_B;
+  b.output_replicated = !o.sequence_parallel;
+  return b;
+}
+
+/// An all-to-all over the expert group of `sent` token copies (member i to member j) of
+/// `bytes_per_copy` each; none without expert parallelism.
+CommPoint expert_exchange(std::string name, const DescribeOptions& o, const std::vector<std::vector<double>>& sent,
+                          double bytes_per_copy, bool transpose) {
+  auto c = CommPoint::named(std::move(name));
+  c.group = CommGroup::Expert;
+  if (o.ep == 1) return c;
+  c.ops = {CollectiveOp::AllToAll};
+  const std::size_t n = sent.size();
+  c.matrix.assign(n, std::vector<double>(n, 0.0));
+  double total = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      c.matrix[i][j] = bytes_per_copy * (transpose ? sent[j][i] : sent[i][j]);
+      total += c.matrix[i][j];
+    }
+  c.bytes = total / static_cast<double>(n);
+  return c;
+}
+
+/// The shared experts' collectives: a dense MLP's under sequence parallelism; none without them.
+CommPoint shared_op(std::string name, const Context& c, CollectiveOp op) {
+  if (c.model.spec().shared_experts == 0) return CommPoint::named(std::move(name));
+  return tensor_op(std::move(name), c.options, op, c.activation_B);
+}
+
+/// A tensor-group collective over the token copies each expert rank received (all tensor ranks').
+CommPoint expert_tensor_op(std::string name, const DescribeOptions& o, CollectiveOp op, const RoutedTokens& routed,
+                           double bytes_per_copy) {
+  auto c = tensor_op(std::move(name), o, op, 0);
+  for (std::size_t j = 0; j < routed.processed.size(); ++j)
+    c.bytes_by_expert_rank.push_back(o.tp * routed.received(static_cast<int>(j)) * bytes_per_copy);
+  c.bytes = *std::max_element(c.bytes_by_expert_rank.begin(), c.bytes_by_expert_rank.end());
+  return c;
+}
+
+/// A layer whose MLP is a Mixture of Experts (docs/moe.md), Megatron-Core's all-to-all dispatcher:
+/// the router works on this tensor rank's sequence shard; the token copies go to the expert ranks
+/// (all-to-all over the expert group), are all-gathered over the tensor group (experts are
+/// sharded like an MLP), run through the grouped expert GEMMs, are reduce-scattered back, return
+/// (all-to-all) and are combined with their routing weights.
+/// Adds one MoE layer's routing to the model's running means.
+void record_load(ExpertLoad& load, const RoutedTokens& routed) {
+  double busiest = 0, total = 0;
+  for (const auto& rank : routed.processed) {
+    const double copies = std::accumulate(rank.begin(), rank.end(), 0.0);
+    busiest = std::max(busiest, copies);
+    total += copies;
+  }
+  const double imbalance = total > 0 ? busiest * static_cast<double>(routed.processed.size()) / total : 1.0;
+  const double n = ++load.moe_layers;
+  load.imbalance += (imbalance - load.imbalance) / n;
+  load.dropped_share += (routed.dropped_share - load.dropped_share) / n;
+}
+
+Block moe_layer_block(const Context& c, int l, int moe_index, ExpertLoad& load) {
+  const auto& w = c.model.spec();
+  const auto& o = c.options;
+  const TransformerMoe moe(c.model, l);
+  const auto shares = expert_shares(o.moe, w.experts, w.top_k, moe_index);
+  const RoutedTokens routed = route_tokens(shares, o.ep, moe.router_tokens(), w.top_k, w.capacity_factor);
+  record_load(load, routed);
+  const double e = dtype_bytes(o.precision);
+  const double dispatch_e = dtype_bytes(o.moe.dispatch_precision.value_or(o.precision));
+  const double h = w.hidden;
+  std::vector<std::vector<double>> tokens(routed.processed.size());
+  std::vector<std::vector<kernels::Kernel>> forward, backward;
+  double busiest = 0;
+  for (std::size_t j = 0; j < tokens.size(); ++j) {
+    for (const double p : routed.processed[j]) tokens[j].push_back(p * o.tp);
+    forward.push_back(moe.experts_forward(tokens[j]));
+    backward.push_back(moe.experts_backward(tokens[j]));
+    busiest = std::max(busiest, std::accumulate(tokens[j].begin(), tokens[j].end(), 0.0));
+  }
+  auto experts_fwd = make_segment("experts", {}, expert_tensor_op("tp.rs", o, CollectiveOp::ReduceScatter, routed, h * e));
+  experts_fwd.kernels_by_expert_rank = std::move(forward);
+  auto experts_bwd = make_segment("experts", {}, expert_tensor_op("tp.rs", o, CollectiveOp::ReduceScatter, routed, h * e));
+  experts_bwd.kernels_by_expert_rank = std::move(backward);
+
+  Block b;
+  b.name = fmt::format("L{}", l);
+  b.type = "layer.moe";
+  // Sequence parallelism (required with tp > 1): the attention output is reduce-scattered into the
+  // router's shard, and the layer output all-gathered for the next layer's attention.
+  b.forward = {make_segment("attn", c.model.attention_forward(l), tensor_op("tp1", o, CollectiveOp::ReduceScatter, c.activation_B)),
+               make_segment("router", moe.router_forward(), expert_exchange("dispatch", o, routed.sent, h * dispatch_e, false)),
+               make_segment("shared", {}, shared_op("shared.ag", c, CollectiveOp::AllGather)),
+               make_segment("shared", moe.shared_forward(), shared_op("shared.rs", c, CollectiveOp::ReduceScatter)),
+               make_segment("experts.in", {}, expert_tensor_op("tp.ag", o, CollectiveOp::AllGather, routed, h * dispatch_e)),
+               std::move(experts_fwd),
+               make_segment("combine", {}, expert_exchange("combine", o, routed.sent, h * e, true)),
+               make_segment("combine", moe.combine_forward(), tensor_op("tp2", o, CollectiveOp::AllGather, c.activation_B))};
+  // Backward mirrors it: each collective's gradient is its transpose (all-gather <-> reduce-scatter,
+  // the all-to-alls reversed).
+  b.backward = {make_segment("combine", moe.combine_backward(), expert_exchange("combine.bwd", o, routed.sent, h * e, false)),
+                make_segment("experts.in", {}, expert_tensor_op("tp.ag", o, CollectiveOp::AllGather, routed, h * e)),
+                std::move(experts_bwd),
+                make_segment("shared", {}, shared_op("shared.ag", c, CollectiveOp::AllGather)),
+                make_segment("shared", moe.shared_backward(), shared_op("shared.rs", c, CollectiveOp::ReduceScatter)),
+                make_segment("dispatch", {}, expert_exchange("dispatch.bwd", o, routed.sent, h * e, true)),
+                make_segment("router", moe.router_backward(), tensor_op("tp1", o, CollectiveOp::AllGather, c.activation_B)),
+                make_segment("attn", c.model.attention_backward(l), tensor_op("tp2", o, CollectiveOp::ReduceScatter, c.activation_B))};
+  b.selective_recompute = c.model.attention_core_forward(l);
+  b.checkpointable = true;
+  const LayerShape shape = w.layer(l);
+  const int t = o.tp;
+  const double local_experts = static_cast<double>(w.experts) / o.ep;
+  auto& p = b.params;
+  if (w.shared_experts > 0) p.push_back(sharded("shared.weight", moe.shared_parameters(), t));
+  ParamTensor experts{"experts.weight", local_experts * moe.expert_parameters() / t, w.experts * moe.expert_parameters(), ""};
+  experts.expert = true;
+  p.push_back(experts);
+  p.push_back(replicated("router.weight", h * w.experts));
+  push_attention_params(p, w, shape, t);
+  for (const Recompute r : config::kAllRecomputes)
+    b.saved_activation_B[policy_index(r)] = c.model.layer_activation_bytes(l, r) + moe.activation_bytes(busiest, r);
   b.output_B = c.activation_B;
   b.output_replicated = !o.sequence_parallel;
   return b;
@@ -120,16 +253,16 @@ Block head_block(const Context& c) {
   // With sequence parallelism the final norm works on s/t and its output is all-gathered for the
   // column-parallel logits GEMM. The vocabulary-parallel cross-entropy all-reduces three fp32 row
   // statistics (max logit, target logit, sum of exponentials; Megatron's cross_entropy.py).
-  b.forward = {{"norm", c.model.final_norm_forward(),
+  b.forward = {make_segment("norm", c.model.final_norm_forward(),
                 o.sequence_parallel ? tensor_op("sp", o, CollectiveOp::AllGather, c.activation_B)
-                                    : CommPoint{"sp", {}, 0}},
-               {"logits", c.model.logits_forward(), tensor_op("ce", o, CollectiveOp::AllReduce, rows_B, 3)}};
+                                    : CommPoint::named("sp")),
+               make_segment("logits", c.model.logits_forward(), tensor_op("ce", o, CollectiveOp::AllReduce, rows_B, 3))};
   // The logits' input gradient is summed over the tensor group (reduce-scattered with sequence
   // parallelism) before the final norm's backward.
-  b.backward = {{"logits", c.model.logits_backward(),
+  b.backward = {make_segment("logits", c.model.logits_backward(),
                  o.sequence_parallel ? tensor_op("tp", o, CollectiveOp::ReduceScatter, c.activation_B)
-                                     : tensor_op("tp", o, CollectiveOp::AllReduce, c.activation_B)},
-                {"norm", c.model.final_norm_backward(), CommPoint{"none", {}, 0}}};
+                                     : tensor_op("tp", o, CollectiveOp::AllReduce, c.activation_B)),
+                make_segment("norm", c.model.final_norm_backward())};
   ParamTensor logits = sharded("logits.weight", static_cast<double>(w.vocab_size) * h, o.tp);
   if (w.tie_embeddings) logits.tied_to = "embedding.word";
   b.params.push_back(logits);
@@ -155,7 +288,9 @@ ModelDescription TransformerType::describe(const config::WorkloadSpec& workload,
   d.sample_unit = "sequences";
   d.blocks.push_back(embedding_block(c));
   const LayerShape default_shape{spec.resolved_ffn_hidden(), spec.mlp, spec.resolved_kv_heads()};
-  for (int l = 0; l < spec.layers; ++l) d.blocks.push_back(layer_block(c, l, default_shape));
+  d.expert_parallel = o.ep;
+  for (int l = 0, moe_index = 0; l < spec.layers; ++l)
+    d.blocks.push_back(spec.moe_layer(l) ? moe_layer_block(c, l, moe_index++, d.expert_load) : layer_block(c, l, default_shape));
   d.blocks.push_back(head_block(c));
   return d;
 }
@@ -167,6 +302,11 @@ std::string TransformerType::shape_text(const config::WorkloadSpec& workload) co
   if (w.head_dim > 0 && static_cast<long long>(w.head_dim) * w.heads != w.hidden) text += fmt::format(" of {}", w.head_dim);
   text += fmt::format(", {} MLP {}", mlp_name(w.mlp), w.resolved_ffn_hidden());
   if (!w.overrides.empty()) text += fmt::format(" ({} overrides)", w.overrides.size());
+  if (w.experts > 0) {
+    text += fmt::format(", {} experts top-{} of {}", w.experts, w.top_k, w.resolved_expert_ffn_hidden());
+    if (w.shared_experts > 0) text += fmt::format(" + {} shared", w.shared_experts);
+    if (w.first_dense_layers > 0) text += fmt::format(" after {} dense layers", w.first_dense_layers);
+  }
   text += fmt::format(", {}, {} positions", norm_name(w.norm), position_name(w.position));
   if (!w.tie_embeddings) text += ", untied embeddings";
   if (!w.bias) text += ", no biases";

@@ -80,7 +80,18 @@ struct TransformerSpec : config::WorkloadParams {
   bool bias = true;            // linear layers (and LayerNorm) carry biases
   bool dropout = true;         // attention and hidden dropout (Megatron's GPT: 0.1 each)
   std::vector<LayerOverride> overrides;
+  // Mixture of Experts (docs/moe.md): layers from `first_dense_layers` on replace the MLP with
+  // `experts` routed experts (each a `mlp`-kind MLP of `expert_ffn_hidden`), top_k of which each
+  // token visits, plus `shared_experts` experts every token visits. experts = 0: a dense model.
+  int experts = 0;
+  int top_k = 1;
+  int expert_ffn_hidden = 0;        // 0 = ffn_hidden
+  int shared_experts = 0;
+  double capacity_factor = 0;       // tokens an expert takes, x its balanced share; 0: dropless
+  int first_dense_layers = 0;
 
+  [[nodiscard]] bool moe_layer(int l) const { return experts > 0 && l >= first_dense_layers; }
+  [[nodiscard]] int resolved_expert_ffn_hidden() const { return expert_ffn_hidden > 0 ? expert_ffn_hidden : resolved_ffn_hidden(); }
   [[nodiscard]] int resolved_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
   [[nodiscard]] int resolved_head_dim() const { return head_dim > 0 ? head_dim : (heads > 0 ? hidden / heads : 0); }
   [[nodiscard]] int resolved_ffn_hidden() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }

@@ -52,6 +52,44 @@ std::vector<std::int64_t> ffn_values(const ConfigDocument& doc) {
   return values;
 }
 
+/// Expert parallelism against the workload: ep must divide the experts; without experts it must
+/// be 1; with tensor parallelism the MoE layers need sequence parallelism (Megatron-Core's token
+/// dispatcher takes the sequence shard of each tensor rank).
+void check_experts(const ConfigDocument& scenario, const ConfigDocument& workload, std::vector<Diagnostic>& out) {
+  const std::int64_t ep = int_or(scenario, "parallelism.ep", 1), tp = int_or(scenario, "parallelism.tp", 1);
+  const std::int64_t experts = int_or(workload, "experts", 0);
+  if (experts == 0 && ep > 1)
+    config::report(scenario, "parallelism.ep",
+                   fmt::format("ep {} splits experts, but the workload has none (experts: 0); allowed: 1", ep), out);
+  if (experts > 0 && experts % ep != 0)
+    config::report(scenario, "parallelism.ep",
+                   fmt::format("ep {} must divide the workload's experts {} (each rank holds experts/ep of them)", ep,
+                               experts),
+                   out);
+  if (ep > 1 && int_or(scenario, "parallelism.zero_stage", 0) >= 3)
+    config::report(scenario, "parallelism.zero_stage",
+                   fmt::format("ZeRO-3 with expert parallelism (ep {}) is not modelled: the expert parameters' "
+                               "gathers over the expert-data group are not planned; allowed with ep > 1: 0, 1, 2",
+                               ep),
+                   out);
+  if (experts > 0) {
+    const std::int64_t f = int_or(workload, "expert_ffn_hidden", int_or(workload, "ffn_hidden", 4 * int_or(workload, "hidden", 0)));
+    if (f > 0 && f % tp != 0)
+      config::report(scenario, "parallelism.tp",
+                     fmt::format("tp {} must divide the workload's expert_ffn_hidden {} (experts are sharded like the "
+                                 "MLP)",
+                                 tp, f),
+                     out);
+    const ConfigValue* sp = scenario.find("parallelism.sequence_parallel");
+    if (tp > 1 && !(sp && sp->as_bool()))
+      config::report(scenario, "parallelism.tp",
+                     fmt::format("a MoE model with tp {} needs parallelism.sequence_parallel: true (the token "
+                                 "dispatcher routes each tensor rank's sequence shard)",
+                                 tp),
+                     out);
+  }
+}
+
 }  // namespace
 
 std::string_view TransformerType::description() const {
@@ -99,6 +137,30 @@ std::vector<KeySpec> TransformerType::keys() const {
        .description = "Linear layers and layernorms have biases (false for Llama and MPT)."},
       {.path = "dropout", .type = KeyType::Bool, .presence = Presence::Defaulted, .default_text = "true",
        .description = "Attention and hidden dropout (masks kept for backward); false for Llama-style training."},
+      {.path = "experts", .type = KeyType::Integer, .presence = Presence::Defaulted, .default_text = "0",
+       .constraint = Constraint::NonNegative, .counts = "experts",
+       .description = "Routed experts per MoE layer (Mixture of Experts, docs/moe.md); 0: a dense model."},
+      {.path = "top_k", .type = KeyType::Integer, .presence = Presence::Defaulted, .default_text = "1",
+       .constraint = Constraint::AtLeastOne, .counts = "experts",
+       .description = "Routed experts each token visits (Mixtral 2, Qwen3 and DeepSeek-V3 8).",
+       .only_with = {Condition::greater("experts", 0)}},
+      {.path = "expert_ffn_hidden", .type = KeyType::Integer, .presence = Presence::Derived,
+       .default_text = "ffn_hidden", .constraint = Constraint::AtLeastOne, .counts = "elements",
+       .description = "Inner size of each expert's MLP (of the kind `mlp`).",
+       .only_with = {Condition::greater("experts", 0)}},
+      {.path = "shared_experts", .type = KeyType::Integer, .presence = Presence::Defaulted, .default_text = "0",
+       .constraint = Constraint::NonNegative, .counts = "experts",
+       .description = "Experts every token visits besides its top_k (DeepSeek-V3: 1), run as one dense MLP of "
+                      "shared_experts x expert_ffn_hidden.",
+       .only_with = {Condition::greater("experts", 0)}},
+      {.path = "capacity_factor", .type = KeyType::Number, .presence = Presence::Optional, .constraint = Constraint::Positive,
+       .description = "Token dropping: an expert takes at most capacity_factor x its balanced share of the token "
+                      "slots and drops the rest (GShard); absent: dropless.",
+       .only_with = {Condition::greater("experts", 0)}},
+      {.path = "first_dense_layers", .type = KeyType::Integer, .presence = Presence::Defaulted, .default_text = "0",
+       .constraint = Constraint::NonNegative, .counts = "layers",
+       .description = "Leading layers that keep the dense MLP (DeepSeek-V3: 3).",
+       .only_with = {Condition::greater("experts", 0)}},
       {.path = "overrides", .type = KeyType::Record, .presence = Presence::Optional,
        .description = "Layers that differ from the defaults above, e.g. [{first: 0, count: 3, ffn_hidden: 18432}]; "
                       "a later entry wins where two cover a layer.",
@@ -133,6 +195,14 @@ std::shared_ptr<const config::WorkloadParams> TransformerType::build(const Confi
   spec->tie_embeddings = doc.get_bool("tie_embeddings");
   spec->bias = doc.get_bool("bias");
   spec->dropout = doc.get_bool("dropout");
+  spec->experts = static_cast<int>(doc.get_int("experts"));
+  if (spec->experts > 0) {
+    spec->top_k = static_cast<int>(doc.get_int("top_k"));
+    spec->expert_ffn_hidden = static_cast<int>(int_or(doc, "expert_ffn_hidden", spec->ffn_hidden));
+    spec->shared_experts = static_cast<int>(doc.get_int("shared_experts"));
+    if (const ConfigValue* c = doc.find("capacity_factor")) spec->capacity_factor = c->numeric();
+    spec->first_dense_layers = static_cast<int>(doc.get_int("first_dense_layers"));
+  }
   if (const ConfigValue* list = doc.find("overrides")) {
     for (const ConfigValue& o : list->as_list()) {
       LayerOverride lo;
@@ -174,6 +244,19 @@ void TransformerType::check(const ConfigDocument& doc, std::vector<Diagnostic>& 
                        out);
         break;
       }
+  const std::int64_t experts = int_or(doc, "experts", 0);
+  if (experts > 0) {
+    if (const std::int64_t k = int_or(doc, "top_k", 1); k > experts)
+      config::report(doc, "top_k",
+                     fmt::format("top_k {} must be at most experts {} (a token visits top_k different experts)", k,
+                                 experts),
+                     out);
+    if (const std::int64_t dense = int_or(doc, "first_dense_layers", 0); layers > 0 && dense >= layers)
+      config::report(doc, "first_dense_layers",
+                     fmt::format("first_dense_layers {} leaves no MoE layer in a model of {} layers (at most {})",
+                                 dense, layers, layers - 1),
+                     out);
+  }
   if (const ConfigValue* list = doc.find("overrides"); list && layers > 0)
     for (const ConfigValue& o : list->as_list()) {
       const std::int64_t first = o.field("first")->as_integer(), count = o.field("count")->as_integer();
@@ -212,6 +295,7 @@ void TransformerType::check_scenario(const ConfigDocument& scenario, const Confi
       break;
     }
   const ConfigValue* sp = scenario.find("parallelism.sequence_parallel");
+  check_experts(scenario, workload, out);
   const std::int64_t seq = int_or(workload, "seq_length", 0);
   if (sp && sp->as_bool() && seq > 0 && seq % tp != 0)
     config::report(scenario, "parallelism.sequence_parallel",
