@@ -42,6 +42,9 @@ constexpr ScaleCost kGemmShape{0, false, "GEMM shapes (micro_batch x seq_length 
 constexpr ScaleCost kHardware{0, false, "no hardware comes close"};
 constexpr ScaleCost kImageShape{0, false, "convolution shapes (micro_batch x channels x height x width) are 64-bit "
                                           "integers"};
+constexpr ScaleCost kExpertCost{0, false,
+                                "one GEMM group and one routing share per expert in every MoE layer; the largest "
+                                "published models route over 256 experts"};
 constexpr ScaleCost kWindow{0, false, "a window or step wider than the largest image"};
 
 const std::vector<KeyLimit> kKeyLimits = {
@@ -73,6 +76,11 @@ const std::vector<KeyLimit> kKeyLimits = {
     {DocumentKind::Workload, "vocab_size", 1 << 24, "tokens", kGemmShape},
     {DocumentKind::Workload, "kv_heads", 1 << 16, "heads", kGemmShape},
     {DocumentKind::Workload, "head_dim", 1 << 20, "elements", kGemmShape},
+    {DocumentKind::Workload, "experts", 1 << 16, "experts", kExpertCost},
+    {DocumentKind::Workload, "top_k", 1 << 16, "experts", kExpertCost},
+    {DocumentKind::Workload, "shared_experts", 1 << 16, "experts", kExpertCost},
+    {DocumentKind::Workload, "expert_ffn_hidden", 1 << 22, "elements", kGemmShape},
+    {DocumentKind::Workload, "first_dense_layers", 16384, "layers", kLayerCost},
     {DocumentKind::Workload, "overrides[].first", 16384, "layers", kLayerCost},
     {DocumentKind::Workload, "overrides[].count", 16384, "layers", kLayerCost},
     {DocumentKind::Workload, "overrides[].ffn_hidden", 1 << 22, "elements", kGemmShape},
@@ -97,6 +105,7 @@ const std::vector<KeyLimit> kKeyLimits = {
     {DocumentKind::Scenario, "parallelism.dp", kMaxDevices, "replicas", kDeviceCost},
     {DocumentKind::Scenario, "parallelism.tp", kMaxDevices, "devices", kDeviceCost},
     {DocumentKind::Scenario, "parallelism.pp", kMaxDevices, "stages", kDeviceCost},
+    {DocumentKind::Scenario, "parallelism.ep", kMaxDevices, "replicas", kDeviceCost},
     {DocumentKind::Scenario, "parallelism.virtual_stages", 16384, "model chunks per device", kLayerCost},
     {DocumentKind::Scenario, "parallelism.layer_split", 16384, "layers", kLayerCost},
 };
