@@ -6,8 +6,11 @@ CLEARFOG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CLEARFOG_BUILD="${CLEARFOG_BUILD:-$CLEARFOG_ROOT/build}"
 
 # Every build and test dependency, from Debian (bookworm) packages; nothing is downloaded at build time.
+# clang-14 and libclang-rt-14-dev (its libFuzzer and sanitizer runtimes) serve only scripts/fuzz and
+# the fuzz test, which build apart from the normal build.
 CLEARFOG_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev catch2
-                   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libjemalloc-dev)
+                   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libjemalloc-dev
+                   clang-14 libclang-rt-14-dev)
 
 clearfog_install_packages() {
   local missing=()
@@ -33,8 +36,11 @@ clearfog_install_packages() {
 clearfog_build() {
   local werror=OFF
   [ "${CI:-}" = "true" ] && werror=ON
+  # CLEARFOG_CMAKE_ARGS and CLEARFOG_BUILD_TYPE: set by scripts/test --sanitize for its own build.
+  # shellcheck disable=SC2086
   if [ ! -f "$CLEARFOG_BUILD/CMakeCache.txt" ] || ! grep -q "CLEARFOG_WERROR:BOOL=$werror" "$CLEARFOG_BUILD/CMakeCache.txt"; then
-    cmake -S "$CLEARFOG_ROOT" -B "$CLEARFOG_BUILD" -DCMAKE_BUILD_TYPE=Release -DCLEARFOG_WERROR=$werror >/dev/null
+    cmake -S "$CLEARFOG_ROOT" -B "$CLEARFOG_BUILD" -DCMAKE_BUILD_TYPE="${CLEARFOG_BUILD_TYPE:-Release}" \
+          -DCLEARFOG_WERROR=$werror ${CLEARFOG_CMAKE_ARGS:-} >/dev/null
   fi
   cmake --build "$CLEARFOG_BUILD" -j "$(nproc)" -- --no-print-directory
 }

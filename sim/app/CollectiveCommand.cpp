@@ -10,6 +10,7 @@
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
 #include "core/Errors.hpp"
+#include "core/Quote.hpp"
 #include "core/Units.hpp"
 #include "driver/CollectiveRun.hpp"
 #include "driver/TuningTable.hpp"
@@ -18,17 +19,22 @@ namespace clearfog::app {
 namespace {
 
 ConfigError option_error(const std::string& option, const std::string& message) {
-  return ConfigError({Diagnostic{{option, 0, 0}, option, message}});
+  return ConfigError({Diagnostic{{option, 0, 0}, "", message}});
 }
 
-/// nccl-tests size syntax: a number with an optional binary suffix K, M, G (1K = 1024).
+/// Rows of one table: each row is a simulation of the collective over every rank (13 s for 16384
+/// ranks at fluid fidelity, docs/performance.md); nccl-tests' default 8 B..128 MB by 2 has 25.
+constexpr std::size_t kMaxRows = 1000;
+
+/// nccl-tests size syntax: a number with an optional binary suffix K, M, G (1K = 1024), between
+/// 1 B and the largest data size clearfog accepts (1 PB).
 double parse_size(const std::string& text, const std::string& option) {
   std::size_t used = 0;
   double value = 0;
   try {
     value = std::stod(text, &used);
   } catch (const std::exception&) {
-    throw option_error(option, fmt::format("expected a size such as 1K, 64M or 8G, got \"{}\"", text));
+    throw option_error(option, fmt::format("expected a size such as 1K, 64M or 8G, got {}", quote(text)));
   }
   const std::string suffix = text.substr(used);
   double scale = 1;
@@ -36,19 +42,32 @@ double parse_size(const std::string& text, const std::string& option) {
   else if (suffix == "M") scale = 1024.0 * 1024;
   else if (suffix == "G") scale = 1024.0 * 1024 * 1024;
   else if (!suffix.empty())
-    throw option_error(option, fmt::format("unknown size suffix \"{}\" in \"{}\"; allowed: K, M, G (powers of 1024)", suffix, text));
-  if (!(value * scale >= 1)) throw option_error(option, fmt::format("size must be at least 1 byte, got \"{}\"", text));
-  return value * scale;
+    throw option_error(option, fmt::format("unknown size suffix {} in {}; allowed: K, M, G (powers of 1024)",
+                                           quote(suffix), quote(text)));
+  const double bytes = value * scale;
+  const auto range = units::plausible_range(units::Dimension::Bytes);
+  if (!(bytes >= range.min && bytes <= range.max))
+    throw option_error(option, fmt::format("a size must be {}, got {}", units::range_text(units::Dimension::Bytes),
+                                           quote(text)));
+  return bytes;
 }
 
 std::vector<double> parse_sizes(const std::string& range, double factor) {
   const auto colon = range.find(':');
   const double lo = parse_size(range.substr(0, colon), "--sizes");
   const double hi = colon == std::string::npos ? lo : parse_size(range.substr(colon + 1), "--sizes");
-  if (hi < lo) throw option_error("--sizes", fmt::format("the range \"{}\" ends below where it starts", range));
-  if (!(factor > 1)) throw option_error("--factor", "must be > 1");
+  if (hi < lo) throw option_error("--sizes", fmt::format("the range {} ends below where it starts", quote(range)));
+  if (!(factor > 1) || !std::isfinite(factor))
+    throw option_error("--factor", fmt::format("must be a finite number > 1, got {}", factor));
+  // Counted before any row is made: a factor just above 1 would make millions.
+  const double rows = std::floor(std::log(hi / lo) / std::log(factor) + 1e-9) + 1;
+  if (rows > static_cast<double>(kMaxRows))
+    throw option_error("--factor", fmt::format("--sizes {} by a factor of {} makes {:.0f} rows, too many: at most {} "
+                                               "(each row simulates the collective); use a larger --factor or a "
+                                               "narrower --sizes",
+                                               range, factor, rows, kMaxRows));
   std::vector<double> sizes;
-  for (double s = lo; s <= hi * (1 + 1e-12); s *= factor) sizes.push_back(std::round(s));
+  for (double s = lo; s <= hi * (1 + 1e-12) && sizes.size() < kMaxRows; s *= factor) sizes.push_back(std::round(s));
   return sizes;
 }
 
@@ -97,13 +116,14 @@ Command add_collective_command(CLI::App& app) {
   cmd->add_flag("--tuning", o->tuning, "print the simulated table best selects from instead");
   return {cmd, [o] {
             const auto op = config::parse_collective_op(o->op);
-            if (!op) throw option_error("--op", fmt::format("unknown operation \"{}\"; allowed: all_reduce, reduce_scatter, "
-                                                            "all_gather, all_to_all, broadcast, reduce, sendrecv", o->op));
+            if (!op) throw option_error("--op", fmt::format("unknown operation {}; allowed: all_reduce, reduce_scatter, "
+                                                            "all_gather, all_to_all, broadcast, reduce, sendrecv", quote(o->op)));
             const auto algo = config::parse_collective_algorithm(o->algo);
             if (!algo)
-              throw option_error("--algo", fmt::format("unknown algorithm \"{}\"; allowed: {} (auto: best)", o->algo,
+              throw option_error("--algo", fmt::format("unknown algorithm {}; allowed: {} (auto: best)", quote(o->algo),
                                                        algorithm_names()));
             const auto fidelity = *config::parse_fidelity(o->fidelity);
+            const auto sizes = parse_sizes(o->sizes, o->factor);  // before anything is simulated
             const auto platform = config::load_platform(o->platform);
             const auto cluster = topology::ClusterTopology::build(platform);
             const int ranks = o->ranks == 0 ? cluster.device_count() : o->ranks;
@@ -134,7 +154,7 @@ Command add_collective_command(CLI::App& app) {
                 o->op, ranks, platform.name, config::collective_algorithm_name(*algo), o->fidelity, factor_text(*op),
                 "size(B)", "count", "type", "algorithm", "protocol", "ch", "time(us)", "nccl(us)", "algbw(GB/s)",
                 "busbw(GB/s)");
-            for (double bytes : parse_sizes(o->sizes, o->factor)) {
+            for (double bytes : sizes) {
               driver::CollectiveCase c{*op, *algo, std::nullopt, fidelity, ranks, bytes, {}};
               if (best) {
                 const auto choice = table.select(*op, bytes);

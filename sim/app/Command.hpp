@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace clearfog::app {
@@ -17,6 +18,11 @@ struct Command {
   CLI::App* subcommand = nullptr;
   std::function<int()> run;  // returns the exit code
 };
+
+/// --timeout SECONDS of run and sweep: finite and >= 0 (0: no limit); a ConfigError otherwise.
+void check_timeout_option(double timeout_s);
+/// --max-memory SIZE of run ("8 GB"), B; a ConfigError for a text that is no data size.
+double parse_max_memory_option(const std::string& text);
 
 // One function per command file. Options are bound to state the function keeps alive
 // (captured in `run`).

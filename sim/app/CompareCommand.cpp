@@ -2,6 +2,9 @@
 #include <iostream>
 
 #include "app/Command.hpp"
+#include <fmt/format.h>
+
+#include "config/ScaleLimits.hpp"
 #include "core/Errors.hpp"
 #include "sweep/Compare.hpp"
 #include "sweep/CompareTable.hpp"
@@ -30,7 +33,7 @@ Command add_compare_command(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--micro-batch", o->micro_batch, "fixed micro-batch (default: searched over 1, 2, 4, ... 16)")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--jobs,-j", o->jobs, "configurations simulated at the same time")->check(CLI::PositiveNumber);
+  cmd->add_option("--jobs,-j", o->jobs, "configurations simulated at the same time")->check(CLI::Range(1, 256));
   cmd->add_flag("--no-confirm", o->no_confirm,
                 "report the winners at the search's fluid fidelity instead of re-simulating them at step fidelity");
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
@@ -39,6 +42,14 @@ Command add_compare_command(CLI::App& app) {
             if (!o->file.empty()) req = sweep::load_compare_file(o->file);
             if (!o->workload.empty()) req.workload = o->workload;
             if (!o->platforms.empty()) req.platforms.assign(o->platforms.begin(), o->platforms.end());
+            if (o->devices > config::kMaxNodeDevices)
+              throw ConfigError({{{"--devices", 0, 0}, "",
+                                  fmt::format("{} is too many: {}", o->devices,
+                                              config::over_limit_text(o->devices, config::kMaxNodeDevices,
+                                                                      "devices per node",
+                                                                      config::find_key_limit(config::DocumentKind::Platform,
+                                                                                             "node.devices")
+                                                                          ->cost))}});
             if (o->devices > 0) req.devices = o->devices;
             if (o->global_batch > 0) req.global_batch = o->global_batch;
             if (o->micro_batch > 0) req.micro_batch = o->micro_batch;

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <tuple>
 
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
@@ -69,7 +70,24 @@ std::string gemm_text(const kernels::GemmEstimate& e, double peak, int units) {
   return out;
 }
 
+/// Largest m, n, k and batch: the tile and wave counts (up to m x n x batch for 1x1 tiles) stay
+/// within 64-bit integers; a GEMM of 16 M rows is already far beyond any layer.
+constexpr long long kMaxDimension = 1LL << 24;
+constexpr long long kMaxBatch = 1LL << 14;
+
+void check_dimensions(const Options& o) {
+  std::vector<Diagnostic> problems;
+  for (const auto& [option, value, max] : {std::tuple{"--m", o.m, kMaxDimension}, std::tuple{"--n", o.n, kMaxDimension},
+                                           std::tuple{"--k", o.k, kMaxDimension}, std::tuple{"--batch", o.batch, kMaxBatch}})
+    if (value > max)
+      problems.push_back({SourceLocation{option, 0, 0}, "",
+                          fmt::format("must be at most {} (tile counts stay within 64-bit integers), got {}", max,
+                                      value)});
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+}
+
 int run_gemm(const Options& o) {
+  check_dimensions(o);
   const auto acc = config::load_accelerator(o.accelerator_file);
   const kernels::GemmShape shape{o.m, o.n, o.k, o.batch};
   const std::string header = fmt::format("GEMM {} x {} x {} (batch {}), {} on {}", o.m, o.n, o.k, o.batch, o.dtype,

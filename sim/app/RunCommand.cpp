@@ -3,15 +3,16 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
 #include "core/Errors.hpp"
-#include "core/Units.hpp"
+#include "core/OutputPaths.hpp"
+#include "driver/ResourceEstimate.hpp"
 #include "driver/ScenarioRun.hpp"
-#include "engine/MemoryBudget.hpp"
 #include "report/ChromeTrace.hpp"
 #include "report/CollectiveTable.hpp"
 #include "report/CsvTables.hpp"
@@ -21,16 +22,6 @@
 
 namespace clearfog::app {
 namespace {
-
-/// --max-memory as bytes; empty: the memory the machine has available.
-double max_memory_B(const std::string& text) {
-  if (text.empty()) return engine::available_memory_B();
-  try {
-    return units::parse(text, units::Dimension::Bytes);
-  } catch (const units::UnitError& e) {
-    throw ConfigError({Diagnostic{{"--max-memory", 0, 0}, "max-memory", e.what()}});
-  }
-}
 
 }  // namespace
 
@@ -44,8 +35,8 @@ Command add_run_command(CLI::App& app) {
     std::string timeline_file;  // SVG Gantt chart
     std::string csv_dir;        // ops.csv and devices.csv
     driver::RunOptions run;
+    std::string max_memory;     // data size; empty: the machine's available memory
     double timeout_s = 0;
-    std::string max_memory;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("run", "simulate one training iteration of a scenario and print a summary");
@@ -60,20 +51,29 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--csv", o->csv_dir, "write ops.csv, devices.csv and collectives.csv to DIR");
   cmd->add_flag("--no-symmetry", [o](std::int64_t) { o->run.replay.symmetry = false; },
                 "replay every rank, even where data- or tensor-parallel ranks are proven isomorphic");
-  cmd->add_option("--timeout", o->timeout_s, "stop (exit 1) after SECONDS of wall time")->check(CLI::PositiveNumber);
   cmd->add_option("--max-memory", o->max_memory,
-                  "refuse (exit 2) a run estimated to need more, e.g. 8GiB (default: the memory available)");
+                  "refuse a run whose estimated memory exceeds SIZE, e.g. 8 GB (default: the available memory)");
+  cmd->add_option("--timeout", o->timeout_s, "seconds the run may take before it is stopped (0: no limit)");
   // Hidden: the actor-based replay, kept to compare against until it is removed.
   cmd->add_flag("--legacy-replay", o->run.legacy_replay)->group("");
   return {cmd, [o] {
+            check_timeout_option(o->timeout_s);
+            o->run.max_memory_bytes = o->max_memory.empty() ? driver::available_memory_bytes()
+                                                            : parse_max_memory_option(o->max_memory);
             std::vector<config::Override> overrides;
             for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
-            const auto start = std::chrono::steady_clock::now();
-            if (o->timeout_s > 0) o->run.replay.deadline = start + std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                                                        std::chrono::duration<double>(o->timeout_s));
-            o->run.replay.max_memory_B = max_memory_B(o->max_memory);
-            o->run.replay.progress = true;
             const auto scenario = config::load_scenario(o->scenario_file, overrides);
+            // Output paths are checked before the simulation, which may take minutes.
+            if (!o->trace_file.empty()) check_output_file(o->trace_file, "--trace");
+            if (!o->timeline_file.empty()) check_output_file(o->timeline_file, "--timeline");
+            if (!o->csv_dir.empty()) prepare_output_directory(o->csv_dir, "--csv");
+            const auto start = std::chrono::steady_clock::now();
+            // Progress every 5 s on stderr; past --timeout, the located error and exit 2.
+            driver::RunWatch watch(o->timeout_s, 5.0, [](const Diagnostic& d) {
+              std::cerr << d.str() << std::endl;
+              std::_Exit(kExitBadInput);
+            });
+            o->run.watch = &watch;
             const auto run = driver::run_scenario(scenario, o->run);
             const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (o->format == "json") {

@@ -3,9 +3,12 @@
 // bubble fraction, simulated and closed form.
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <iostream>
+#include <optional>
 
 #include "app/Command.hpp"
+#include "core/CheckedMath.hpp"
 #include "core/Errors.hpp"
 #include "parallel/PipelineSchedule.hpp"
 
@@ -20,6 +23,20 @@ Diagnostic option_diagnostic(const std::string& option, const std::string& key, 
   d.key = key;
   d.message = message;
   return d;
+}
+
+/// Cells of the printed chart (stages x time slots): it is text for a terminal; beyond this it
+/// is unreadable and its rows of strings take gigabytes (~40 B a cell).
+constexpr std::int64_t kMaxChartCells = 4'000'000;
+constexpr double kBytesPerCell = 40;
+
+/// A chart of p stages runs m*v chunk forwards of 1 slot and backwards of 2, plus the fill and
+/// drain of p - 1 such steps: about 3 (m v + p - 1) slots per stage.
+std::optional<std::int64_t> chart_cells(std::int64_t p, std::int64_t m, std::int64_t v) {
+  const auto mv = checked_mul(m, v);
+  const auto steps = mv ? checked_add(*mv, p - 1) : std::nullopt;
+  const auto slots = steps ? checked_mul(*steps, 3) : std::nullopt;
+  return slots ? checked_mul(*slots, p) : std::nullopt;
 }
 
 }  // namespace
@@ -56,6 +73,13 @@ Command add_schedule_command(CLI::App& app) {
 
             const bool interleaved = *kind == parallel::PipelineScheduleKind::Interleaved;
             const int v = o->virtual_stages != 0 ? o->virtual_stages : (interleaved ? 2 : 1);
+            if (const auto cells = chart_cells(o->stages, o->micro_batches, v); !cells || *cells > kMaxChartCells)
+              throw ConfigError({option_diagnostic(
+                  "--micro-batches", "micro-batches",
+                  fmt::format("p = {} stages, m = {} micro-batches and v = {} make a chart of {} cells, too many: "
+                              "at most {}; this machine would need ~{:.3g} GB for it",
+                              o->stages, o->micro_batches, v, cells ? std::to_string(*cells) : "more than 2^63",
+                              kMaxChartCells, static_cast<double>(cells.value_or(INT64_MAX)) * kBytesPerCell / 1e9))});
             const parallel::PipelineShape shape{o->stages, o->micro_batches, v};
             try {
               parallel::check_pipeline_shape(*kind, shape);

@@ -3,16 +3,49 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <fstream>
 #include <iostream>
 
 #include "app/Command.hpp"
 #include "core/Errors.hpp"
+#include "core/Quote.hpp"
 #include "sweep/Best.hpp"
 #include "sweep/Plot.hpp"
+#include "sweep/SweepChecks.hpp"
 #include "sweep/SweepRunner.hpp"
 
 namespace clearfog::app {
+namespace {
+
+/// Points simulated at the same time: each is a process that may hold gigabytes.
+constexpr int kMaxJobs = 256;
+
+/// A name made safe for a file name: anything but letters, digits, '.', '_' and '-' becomes '_'.
+std::string file_part(const std::string& name) {
+  std::string out = name.substr(0, 64);
+  for (char& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  return out;
+}
+
+/// "METRIC:AXIS", AXIS one of the sweep's axes.
+std::pair<std::string, std::string> parse_plot(const std::string& text, const sweep::SweepSpec& spec) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    throw ConfigError({{{"--plot", 0, 0}, "", fmt::format("must be METRIC:AXIS, got {}", quote(text))}});
+  std::string axis = text.substr(colon + 1);
+  std::vector<std::string> axes;
+  for (const auto& a : spec.axes) axes.push_back(a.key);
+  if (std::find(axes.begin(), axes.end(), axis) == axes.end())
+    throw ConfigError({{{"--plot", 0, 0}, "",
+                        fmt::format("{} is not an axis of the sweep; its axes: {}", quote(axis), fmt::join(axes, ", "))}});
+  return {text.substr(0, colon), std::move(axis)};
+}
+
+}  // namespace
 
 Command add_sweep_command(CLI::App& app) {
   struct Options {
@@ -28,7 +61,7 @@ Command add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("sweep", "run a scenario over the points of a sweep file, one process per point");
   cmd->add_option("file", o->file, "sweep YAML file (docs/sweeps.md)")->required();
-  cmd->add_option("--jobs,-j", o->jobs, "points simulated at the same time")->check(CLI::PositiveNumber);
+  cmd->add_option("--jobs,-j", o->jobs, "points simulated at the same time")->check(CLI::Range(1, kMaxJobs));
   cmd->add_option("--out", o->out, "output directory (points/, results.csv)")->required();
   cmd->add_option("--timeout", o->timeout_s, "seconds a point may run before it is killed (0: no limit)");
   cmd->add_flag("--resume", o->resume, "keep the points already in DIR/points and run the others");
@@ -37,7 +70,12 @@ Command add_sweep_command(CLI::App& app) {
       ->check(CLI::IsMember({"throughput", "mfu", "step_time"}));
   cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp; writes DIR/plot-METRIC-AXIS.svg");
   return {cmd, [o] {
+            check_timeout_option(o->timeout_s);
             const auto spec = sweep::load_sweep(o->file);
+            std::vector<std::pair<std::string, std::string>> plots;
+            for (const auto& p : o->plots) plots.push_back(parse_plot(p, spec));
+            // Every axis key and value before the first point: a typo fails here, not in every point.
+            sweep::check_sweep_values(spec);
             sweep::SweepOptions opt;
             opt.jobs = o->jobs;
             opt.out_dir = o->out;
@@ -45,13 +83,6 @@ Command add_sweep_command(CLI::App& app) {
             opt.resume = o->resume;
             if (!o->shard.empty()) std::tie(opt.shard_index, opt.shard_count) = sweep::parse_shard(o->shard);
             opt.progress_bar = ::isatty(STDERR_FILENO) != 0;
-            std::vector<std::pair<std::string, std::string>> plots;
-            for (const auto& p : o->plots) {
-              const auto colon = p.find(':');
-              if (colon == std::string::npos || colon == 0 || colon + 1 == p.size())
-                throw ConfigError({{{"--plot", 0, 0}, "", fmt::format("must be METRIC:AXIS, got \"{}\"", p)}});
-              plots.emplace_back(p.substr(0, colon), p.substr(colon + 1));
-            }
             const auto tally = sweep::run_sweep(spec, opt);
             std::cout << fmt::format("sweep {}: {} points ({} already done), {} failed; results in {}\n", spec.name,
                                      tally.total, tally.already, tally.failed,
@@ -59,7 +90,8 @@ Command add_sweep_command(CLI::App& app) {
             const auto points = sweep::read_points(o->out);
             if (!o->best.empty()) std::cout << '\n' << sweep::render_best(points, o->best);
             for (const auto& [metric, axis] : plots) {
-              const auto file = std::filesystem::path(o->out) / fmt::format("plot-{}-{}.svg", metric, axis);
+              const auto file =
+                  std::filesystem::path(o->out) / fmt::format("plot-{}-{}.svg", file_part(metric), file_part(axis));
               sweep::write_file_atomically(file, sweep::sweep_plot_svg(points, metric, axis, spec.name));
               std::cout << "wrote " << file.string() << '\n';
             }

@@ -2,6 +2,8 @@
 // One accelerator (GPU, TPU-like chip, IPU, wafer, CPU), as parsed from an accelerator YAML file. SI
 // units. docs/compute-model.md says how the kernel models use each figure.
 #include <map>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,13 @@ struct TileShape {
   int n = 0;  // columns of C
   friend bool operator==(const TileShape&, const TileShape&) = default;
 };
+
+/// Largest side of a GEMM tile: far beyond any library's kernels (cuBLAS tiles are at most 256).
+inline constexpr int kMaxTileSide = 65536;
+
+/// "256x128" -> {256, 128}; nullopt unless two integers in 1..kMaxTileSide joined by 'x'. The
+/// accelerator check reports what this refuses; the builder relies on it.
+std::optional<TileShape> parse_tile_shape(std::string_view text);
 
 struct AcceleratorSpec {
   std::string name;

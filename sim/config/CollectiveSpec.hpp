@@ -75,6 +75,14 @@ constexpr std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::str
   return std::nullopt;
 }
 
+/// Whether `algorithm` can run over `members` ranks: recursive halving-doubling pairs ranks at
+/// distances 1, 2, 4, ..., so it needs a power of two. The scenario check (collectives.algorithm
+/// against parallelism.dp) asks this; driver::can_run applies the same rule to any group.
+constexpr bool algorithm_takes_members(CollectiveAlgorithm algorithm, int members) {
+  if (algorithm == CollectiveAlgorithm::HalvingDoubling) return members >= 1 && (members & (members - 1)) == 0;
+  return members >= 1;
+}
+
 /// Whether `a` names one algorithm (not a policy that picks one).
 constexpr bool is_concrete(CollectiveAlgorithm a) {
   return a != CollectiveAlgorithm::Nccl && a != CollectiveAlgorithm::Best;

@@ -8,6 +8,7 @@
 #include "config/SemanticChecks.hpp"
 #include "config/SpecBuilder.hpp"
 #include "config/YamlFile.hpp"
+#include "core/Quote.hpp"
 
 namespace clearfog::config {
 
@@ -37,8 +38,8 @@ Override parse_override(const std::string& text) {
   if (key.empty())
     throw ConfigError({Diagnostic{SourceLocation{"--set", 0, 0}, "",
                                   fmt::format("expected key.path=value, e.g. "
-                                              "\"platform.node.link.bandwidth=150 GB/s\", got \"{}\"",
-                                              text)}});
+                                              "\"platform.node.link.bandwidth=150 GB/s\", got {}",
+                                              quote(text))}});
   return Override{key, text.substr(eq + 1)};
 }
 
@@ -58,17 +59,22 @@ ScenarioSpec load_scenario(const std::filesystem::path& file, const std::vector<
   return build_scenario(*read_valid(file, DocumentKind::Scenario, overrides), file.string());
 }
 
-DocumentKind validate_file(const std::filesystem::path& file) {
+DocumentKind validate_file(const std::filesystem::path& file, std::span<const std::string_view> other_kinds) {
   std::vector<Diagnostic> diagnostics;
   const auto root = read_yaml_file(file, std::nullopt, diagnostics);
   if (!root) throw ConfigError(std::move(diagnostics));
   const std::string name = file.string();
+  if (!root->IsMap() && !root->IsNull())
+    throw ConfigError({Diagnostic{location_of(root->Mark(), name, SourceLocation{name, 1, 1}), "",
+                                  fmt::format("a clearfog file is a mapping that starts with \"kind: K\", got {}",
+                                              root->IsSequence() ? "a list" : "a single value")}});
   const YAML::Node kind_node = root->IsMap() ? (*root)["kind"] : YAML::Node();
   const auto kind = kind_node && kind_node.IsScalar() ? parse_kind(kind_node.Scalar()) : std::nullopt;
   if (!kind) {
     std::vector<std::string> kinds;
     for (DocumentKind k : kAllDocumentKinds) kinds.emplace_back(kind_name(k));
-    const std::string got = kind_node && kind_node.IsScalar() ? fmt::format("unknown kind \"{}\"", kind_node.Scalar())
+    kinds.insert(kinds.end(), other_kinds.begin(), other_kinds.end());
+    const std::string got = kind_node && kind_node.IsScalar() ? fmt::format("unknown kind {}", quote(kind_node.Scalar()))
                                                               : std::string("missing key \"kind\"");
     throw ConfigError({Diagnostic{location_of(kind_node ? kind_node.Mark() : YAML::Mark::null_mark(), name,
                                               SourceLocation{name, 1, 1}),

@@ -2,6 +2,8 @@
 // Parse -> validate -> build. YAML files become the plain spec structs above; every problem of a
 // file is collected with its location and thrown at once as clearfog::ConfigError.
 #include <filesystem>
+#include <span>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -19,7 +21,9 @@ PlatformSpec load_platform(const std::filesystem::path& file, const std::vector<
 WorkloadSpec load_workload(const std::filesystem::path& file, const std::vector<Override>& overrides = {});
 ScenarioSpec load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides = {});
 
-/// Validates any clearfog file (its `kind:` key says which); returns the kind or throws ConfigError.
-DocumentKind validate_file(const std::filesystem::path& file);
+/// Validates any clearfog document file (its `kind:` key says which); returns the kind or throws
+/// ConfigError. `other_kinds` are the kinds of files validated elsewhere (sweep, compare), listed
+/// with the four document kinds when the kind is unknown.
+DocumentKind validate_file(const std::filesystem::path& file, std::span<const std::string_view> other_kinds = {});
 
 }  // namespace clearfog::config

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "config/KeyTable.hpp"
+#include "config/ScaleLimits.hpp"
 #include "core/Units.hpp"
 
 namespace clearfog::config {
@@ -18,7 +19,8 @@ struct Row {
   std::string key, type, default_value, allowed, used_when, description;
 };
 
-std::string element_allowed_text(const KeySpec& key) {
+/// `path`: the key's path in its document, "overrides[].first" for a field of a list of records.
+std::string element_allowed_text(DocumentKind kind, const KeySpec& key, std::string_view path) {
   switch (key.type) {
     case KeyType::Kind: return key.choices.front();
     case KeyType::Enum: return fmt::format("{}", fmt::join(key.choices, ", "));
@@ -26,11 +28,17 @@ std::string element_allowed_text(const KeySpec& key) {
     case KeyType::Number: {
       std::string text = constraint_text(key.constraint);
       if (!key.counts.empty()) text = text.empty() ? key.counts : fmt::format("{} {}", text, key.counts);
+      if (const KeyLimit* limit = find_key_limit(kind, path))
+        text += fmt::format("{}at most {}", text.empty() ? "" : ", ", limit->max);
       return text;
     }
     case KeyType::Quantity: {
       const std::string c = constraint_text(key.constraint);
-      return fmt::format("{}{}e.g. {}", c, c.empty() ? "" : ", ", units::dimension_example(key.dimension));
+      const units::Range r = units::plausible_range(key.dimension);
+      const QuantityFloor* floor = find_quantity_floor(kind, path);
+      return fmt::format("{}{}{} to {}, e.g. {}", c, c.empty() ? "" : ", ",
+                         units::format(floor ? floor->min : r.min, key.dimension), units::format(r.max, key.dimension),
+                         units::dimension_example(key.dimension));
     }
     case KeyType::String: return "text";
     case KeyType::Bool: return "true, false";
@@ -40,13 +48,13 @@ std::string element_allowed_text(const KeySpec& key) {
   return "";
 }
 
-std::string allowed_text(const KeySpec& key) {
-  if (!key.list) return element_allowed_text(key);
+std::string allowed_text(DocumentKind kind, const KeySpec& key, std::string_view path) {
+  if (!key.list) return element_allowed_text(kind, key, path);
   switch (key.type) {
     case KeyType::String: return "names";
     case KeyType::Record: return "mappings (fields below)";
     default: {
-      const std::string each = element_allowed_text(key);
+      const std::string each = element_allowed_text(kind, key, path);
       return each.empty() ? "" : "each " + each;
     }
   }
@@ -58,10 +66,11 @@ std::string used_when_text(const KeySpec& key) {
   return fmt::format("{}", fmt::join(conditions, " and "));
 }
 
-Row row(const KeySpec& k, std::string path, std::string used_when) {
+Row row(DocumentKind kind, const KeySpec& k, std::string path, std::string used_when) {
   std::string default_value = default_column_text(k);
   if (k.presence == Presence::Defaulted && default_value.empty()) default_value = "\"\"";
-  return {std::move(path), type_text(k), std::move(default_value), allowed_text(k), std::move(used_when),
+  std::string allowed = allowed_text(kind, k, path);
+  return {std::move(path), type_text(k), std::move(default_value), std::move(allowed), std::move(used_when),
           k.description};
 }
 
@@ -69,8 +78,8 @@ Row row(const KeySpec& k, std::string path, std::string used_when) {
 std::vector<Row> rows(DocumentKind kind) {
   std::vector<Row> out;
   for (const auto& k : KeyTable::of(kind).keys()) {
-    out.push_back(row(k, k.path, used_when_text(k)));
-    for (const auto& f : k.fields) out.push_back(row(f, fmt::format("{}[].{}", k.path, f.path), ""));
+    out.push_back(row(kind, k, k.path, used_when_text(k)));
+    for (const auto& f : k.fields) out.push_back(row(kind, f, fmt::format("{}[].{}", k.path, f.path), ""));
   }
   return out;
 }
@@ -174,6 +183,13 @@ tables drive the validator and `clearfog explain KIND`.
   a value of the wrong type, a quantity without a unit or with a unit of another quantity, and a value
   outside its allowed range. All problems of a file and of the files it references are reported at
   once, as `file:line:column: key.path: message`.
+- A quantity must lie in the plausible range of its kind (the *allowed* column: 1 kB/s to 1000 PB/s
+  for a bandwidth, 1 ps to 1 s for a latency, ...); zero only where the constraint allows it. A count
+  with *at most N* is limited by what the simulator can hold; the message says how much memory a larger
+  value would need (docs/reliability.md).
+- A file is UTF-8 text of at most 4 MiB holding one YAML document; a key given twice in a mapping is an
+  error (with both locations), and so is a path that is not a regular file (a directory, a FIFO, a
+  device).
 - *default* `required` means the key must be given; `absent` means that leaving the key out has the
   meaning given in its description; any other default is used when the key is left out.
 

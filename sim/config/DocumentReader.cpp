@@ -15,7 +15,9 @@
 
 #include "config/DidYouMean.hpp"
 #include "config/KeyTable.hpp"
+#include "config/ScaleLimits.hpp"
 #include "config/YamlFile.hpp"
+#include "core/Quote.hpp"
 #include "core/Units.hpp"
 
 namespace clearfog::config {
@@ -67,7 +69,7 @@ std::string node_kind_text(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map: return "a mapping";
     case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return fmt::format("\"{}\"", node.Scalar());
+    case YAML::NodeType::Scalar: return quote(node.Scalar());
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined: return "nothing";
   }
@@ -109,7 +111,7 @@ std::string join_path(std::string_view section, std::string_view name) {
 
 std::string unknown_key_message(std::string_view written, std::string_view name,
                                 const std::vector<std::string>& allowed, std::string_view suggestion_prefix) {
-  std::string message = fmt::format("unknown key \"{}\"; ", written);
+  std::string message = fmt::format("unknown key {}; ", quote(written));
   if (auto best = closest_match(name, allowed))
     message += fmt::format("did you mean \"{}{}\"? ", suggestion_prefix, *best);
   message += fmt::format("allowed here: {}", fmt::join(allowed, ", "));
@@ -122,8 +124,22 @@ struct Typed {
   std::string error;  ///< empty when valid
 };
 
-Typed type_scalar(const KeySpec& spec, const std::string& text) {
-  const auto got = fmt::format("got \"{}\"", text);
+/// "must be > 0", "must be 0 or between 1 ps and 1 s": what a quantity's value must be.
+std::string quantity_rule_text(const KeySpec& spec) {
+  const std::string zero = satisfies(spec.constraint, 0.0) ? "0 or " : "";
+  return fmt::format("must be {}{}", zero, units::range_text(spec.dimension));
+}
+
+/// The limits of one key beyond its type and constraint (ScaleLimits).
+struct Limits {
+  const KeyLimit* count = nullptr;
+  const QuantityFloor* floor = nullptr;
+};
+
+Typed type_scalar(const KeySpec& spec, const std::string& text, Limits limits) {
+  const KeyLimit* limit = limits.count;
+  const QuantityFloor* floor = limits.floor;
+  const auto got = fmt::format("got {}", quote(text));
   const auto constraint_error = [&] {
     return fmt::format("must be {}, {}", constraint_text(spec.constraint), got);
   };
@@ -136,6 +152,8 @@ Typed type_scalar(const KeySpec& spec, const std::string& text) {
       if (n > INT_MAX || n < INT_MIN)
         return {{}, fmt::format("expected {} below 2^31, {}", element_expected_text(spec), got)};
       if (!satisfies(spec.constraint, static_cast<double>(n))) return {{}, constraint_error()};
+      if (limit && n > limit->max)
+        return {{}, fmt::format("{} is too many: {}", quote(text), over_limit_text(n, limit->max, limit->unit, limit->cost))};
       return {n, {}};
     }
     case KeyType::Number: {
@@ -143,6 +161,7 @@ Typed type_scalar(const KeySpec& spec, const std::string& text) {
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
       if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(x))
         return {{}, fmt::format("expected {}, {}", element_expected_text(spec), got)};
+      if (x == 0.0) x = 0.0;  // -0 is 0
       if (!satisfies(spec.constraint, x)) return {{}, constraint_error()};
       return {x, {}};
     }
@@ -154,13 +173,19 @@ Typed type_scalar(const KeySpec& spec, const std::string& text) {
         return {{}, e.what()};
       }
       if (!satisfies(spec.constraint, x)) return {{}, constraint_error()};
+      // The range is a property of the dimension; zero and the sign are the constraint's.
+      if (x != 0.0 && !units::plausible(x, spec.dimension))
+        return {{}, fmt::format("{} (a plausible {}), {}", quantity_rule_text(spec), units::dimension_name(spec.dimension), got)};
+      if (floor && x != 0.0 && x < floor->min)
+        return {{}, fmt::format("must be {}at least {} ({}), {}", satisfies(spec.constraint, 0.0) ? "0 or " : "",
+                                units::format(floor->min, spec.dimension), floor->reason, got)};
       return {x, {}};
     }
     case KeyType::String: return {text, {}};
     case KeyType::Kind:
     case KeyType::Enum: {
       if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) return {text, {}};
-      return {{}, fmt::format("unknown value \"{}\"; allowed: {}", text, fmt::join(spec.choices, ", "))};
+      return {{}, fmt::format("unknown value {}; allowed: {}", quote(text), fmt::join(spec.choices, ", "))};
     }
     case KeyType::Bool:
       if (text == "true") return {true, {}};
@@ -218,8 +243,9 @@ public:
         const auto other = parse_kind(written_kind.Scalar());
         if (other && *other != kind) {
           out.push_back({referrer->location, referrer->key,
-                         fmt::format("\"{}\" is a {} file (kind: {}); expected a {} file", name, kind_name(*other),
-                                     kind_name(*other), kind_name(kind))});
+                         fmt::format("\"{}\" is a {} file (kind: {}); expected {} {} file", name, kind_name(*other),
+                                     kind_name(*other), kind == DocumentKind::Accelerator ? "an" : "a",
+                                     kind_name(kind))});
           return nullptr;
         }
       }
@@ -272,7 +298,7 @@ private:
              fmt::format("this is a {} document, expected a {} (kind: {})", text, expected, expected));
       return false;
     }
-    report(where, source_.display("kind"), type_scalar(*table_.find("kind"), text).error);
+    report(where, source_.display("kind"), type_scalar(*table_.find("kind"), text, {}).error);
     return true;
   }
 
@@ -422,7 +448,9 @@ private:
           invalid_.insert(spec.path);
         continue;
       }
-      if (invalid_.count(spec.path) || misspelt_.count(spec.path) || under_invalid_section(spec.path)) continue;
+      if (invalid_.count(spec.path) || misspelt_.count(spec.path) || under_section_in(invalid_, spec.path) ||
+          under_section_in(misspelt_, spec.path))
+        continue;
       const SourceLocation where = doc_->location_of(spec.path);
       switch (spec.presence) {
         case Presence::Required:
@@ -456,7 +484,7 @@ private:
   /// Types a scalar or a list against its key; reports what is wrong and returns nullopt.
   std::optional<ConfigValue> type_value(const KeySpec& spec, const RawValue& raw) {
     if (!spec.list) {
-      Typed typed = type_scalar(spec, raw.node.Scalar());
+      Typed typed = type_scalar(spec, raw.node.Scalar(), limit_of(spec));
       if (!typed.error.empty()) {
         report(raw.location, raw.display_key, std::move(typed.error));
         return std::nullopt;
@@ -476,7 +504,7 @@ private:
         value = type_record(spec, element, raw.source, where, key, raw.origin);
       } else if (!element.IsScalar()) {
         report(where, key, fmt::format("expected {}, got {}", element_expected_text(spec), node_kind_text(element)));
-      } else if (Typed typed = type_scalar(spec, element.Scalar()); !typed.error.empty()) {
+      } else if (Typed typed = type_scalar(spec, element.Scalar(), limit_of(spec)); !typed.error.empty()) {
         report(where, key, std::move(typed.error));
       } else {
         value = ConfigValue{&spec, std::move(typed.data), element.Scalar(), raw.origin, where, key};
@@ -528,7 +556,7 @@ private:
       if (!value.IsScalar())
         typed.error = fmt::format("expected {}, got {}", expected_text(*field), node_kind_text(value));
       else
-        typed = type_scalar(*field, value.Scalar());
+        typed = type_scalar(*field, value.Scalar(), limit_of(fmt::format("{}[].{}", spec.path, field->path)));
       if (!typed.error.empty()) {
         report(value_location, field_key, std::move(typed.error));
         valid = false;
@@ -545,7 +573,7 @@ private:
           valid = false;
           break;
         case Presence::Defaulted:
-          fields.push_back(ConfigValue{&f, type_scalar(f, f.default_text).data, f.default_text, Origin::Defaulted,
+          fields.push_back(ConfigValue{&f, type_scalar(f, f.default_text, {}).data, f.default_text, Origin::Defaulted,
                                        where, field_key});
           break;
         case Presence::Derived:
@@ -558,8 +586,16 @@ private:
     return ConfigValue{&spec, std::move(fields), flow_text(node), origin, where, key};
   }
 
-  bool under_invalid_section(const std::string& path) const {
-    for (const auto& section : invalid_)
+  Limits limit_of(const KeySpec& spec) const { return limit_of(spec.path); }
+  /// `path`: a key's, or "overrides[].first" for a field of a list of records.
+  Limits limit_of(std::string_view path) const {
+    return {find_key_limit(table_.kind(), path), find_quantity_floor(table_.kind(), path)};
+  }
+
+  /// Whether `path` lies under one of `sections` (a section written with the wrong shape, or a
+  /// misspelt one whose keys were all reported with it).
+  static bool under_section_in(const std::set<std::string>& sections, const std::string& path) {
+    for (const auto& section : sections)
       if (path.size() > section.size() && path.starts_with(section) && path[section.size()] == '.') return true;
     return false;
   }
@@ -586,15 +622,19 @@ std::shared_ptr<const ConfigDocument> read_document_file(const std::filesystem::
   for (const auto& o : overrides) {
     if (o.key.empty()) {
       diagnostics.push_back(
-          {override_location(), "", fmt::format("empty key in --set \"={}\"; expected key.path=value", o.value)});
+          {override_location(), "", fmt::format("empty key in --set {}; expected key.path=value", quote("=" + o.value))});
       continue;
     }
-    try {
-      pending.push_back(PendingOverride{o.key, o.key, YAML::Load(o.value)});
-    } catch (const YAML::Exception& e) {
-      diagnostics.push_back({override_location(), o.key,
-                             fmt::format("cannot read the value \"{}\" as YAML: {}", o.value, e.msg)});
+    // The value is YAML text of its own: the same refusals as a file (duplicate keys, several
+    // documents, aliases without bound), reported at --set with the key.
+    std::vector<Diagnostic> problems;
+    if (auto value = parse_yaml_text(o.value, "value", problems)) {
+      pending.push_back(PendingOverride{o.key, o.key, *value});
+      continue;
     }
+    for (const Diagnostic& p : problems)
+      diagnostics.push_back({override_location(), o.key,
+                             fmt::format("cannot read the value {} as YAML: {}", quote(o.value), p.message)});
   }
   return Reader::read_file(file, kind, std::nullopt, std::move(pending), diagnostics);
 }

@@ -10,7 +10,7 @@ std::string constraint_text(Constraint c) {
     case Constraint::Positive: return "> 0";
     case Constraint::NonNegative: return ">= 0";
     case Constraint::AtLeastOne: return ">= 1";
-    case Constraint::Fraction: return "in (0, 1]";
+    case Constraint::Fraction: return "between 0.001 and 1";
   }
   return "";
 }
@@ -21,7 +21,7 @@ bool satisfies(Constraint c, double value) {
     case Constraint::Positive: return value > 0.0;
     case Constraint::NonNegative: return value >= 0.0;
     case Constraint::AtLeastOne: return value >= 1.0;
-    case Constraint::Fraction: return value > 0.0 && value <= 1.0;
+    case Constraint::Fraction: return value >= 1e-3 && value <= 1.0;
   }
   return true;
 }

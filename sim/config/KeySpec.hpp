@@ -38,7 +38,7 @@ enum class Constraint {
   Positive,     ///< > 0
   NonNegative,  ///< >= 0
   AtLeastOne,   ///< >= 1 (integers)
-  Fraction,     ///< > 0 and <= 1
+  Fraction,     ///< >= 0.001 and <= 1: an efficiency below 0.1 % is a typo, and 1e-300 makes every time infinite
 };
 
 /// When a key is used: another key of the same document has one of `values` (an Enum key), or

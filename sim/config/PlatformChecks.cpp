@@ -11,7 +11,9 @@
 #include "config/CheckSupport.hpp"
 #include "config/KeyTable.hpp"
 #include "config/PlatformSpec.hpp"
+#include "core/CheckedMath.hpp"
 #include "core/DType.hpp"
+#include "core/Quote.hpp"
 
 namespace clearfog::config {
 
@@ -19,10 +21,11 @@ namespace {
 
 // ---- Helpers ----------------------------------------------------------------------------------
 
-std::int64_t product(const ConfigValue& list) {
-  std::int64_t p = 1;
-  for (const ConfigValue& e : list.as_list()) p *= e.as_integer();
-  return p;
+/// The product of a list's elements, or nullopt when it leaves int64.
+std::optional<std::int64_t> product(const ConfigValue& list) {
+  std::vector<std::int64_t> factors;
+  for (const ConfigValue& e : list.as_list()) factors.push_back(e.as_integer());
+  return checked_product(factors);
 }
 
 /// "4*4*2".
@@ -75,10 +78,11 @@ void check_product(const ConfigValue& factors, std::string_view what, std::int64
               out);
     return;
   }
-  if (product(factors) != expected)
+  const auto p = product(factors);
+  if (p != expected)
     report_at(factors,
               fmt::format("the product of the {} {} = {} must equal {} {}", what, product_text(factors),
-                          product(factors), expected_key, expected),
+                          p ? std::to_string(*p) : "more than 2^63", expected_key, expected),
               out);
 }
 
@@ -111,6 +115,7 @@ void check_custom_node(const ConfigDocument& doc, std::int64_t devices, std::vec
   const std::string valid_names = fmt::format("{}", fmt::join(valid, ", "));
 
   UnionFind components(vertex.size());
+  std::map<std::pair<std::size_t, std::size_t>, const ConfigValue*> joined;  // each pair joined once
   for (const ConfigValue& edge : edges->as_list()) {
     const ConfigValue* from = edge.field("from");
     const ConfigValue* to = edge.field("to");
@@ -128,7 +133,17 @@ void check_custom_node(const ConfigDocument& doc, std::int64_t devices, std::vec
                 out);
       continue;
     }
-    components.join(vertex.find(from->as_string())->second, vertex.find(to->as_string())->second);
+    const std::size_t a = vertex.find(from->as_string())->second;
+    const std::size_t b = vertex.find(to->as_string())->second;
+    if (const auto [first, added] = joined.emplace(std::minmax(a, b), &edge); !added) {
+      report_at(edge,
+                fmt::format("\"{}\" and \"{}\" are already joined by {}; join a pair by one edge (with the sum of "
+                            "the bandwidths)",
+                            from->as_string(), to->as_string(), first->second->key),
+                out);
+      continue;
+    }
+    components.join(a, b);
   }
 
   std::vector<std::string> unreachable;
@@ -166,7 +181,16 @@ void check_node(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
                   out);
       break;
     case NodeTopology::Torus:
-      if (const ConfigValue* dims = used(doc, "node.torus.dims")) check_product(*dims, "dimensions", devices, "node.devices", out);
+      if (const ConfigValue* dims = used(doc, "node.torus.dims")) {
+        if (const std::size_t n = dims->as_list().size(); n == 2 || n == 3)
+          check_product(*dims, "dimensions", devices, "node.devices", out);
+        else
+          report_at(*dims,
+                    fmt::format("a torus node has 2 or 3 dimensions, got {}; e.g. [8, 8] or [4, 4, 4] (product "
+                                "node.devices {})",
+                                n, devices),
+                    out);
+      }
       break;
     case NodeTopology::Custom: check_custom_node(doc, devices, out); break;
     case NodeTopology::Switch:
@@ -219,19 +243,18 @@ void check_fabric(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
       if (const ConfigValue* dims = used(doc, "fabric.torus.dims")) check_product(*dims, "dimensions", nodes, "fabric.nodes", out);
       break;
     case FabricTopology::Dragonfly: {
-      std::int64_t total = 1;
       std::vector<std::int64_t> factors;
       for (const char* path : {"fabric.dragonfly.groups", "fabric.dragonfly.chassis", "fabric.dragonfly.routers",
                                "fabric.dragonfly.nodes_per_router"}) {
         const ConfigValue* v = used(doc, path);
         if (!v) return;  // reported as missing
         factors.push_back(v->as_integer());
-        total *= v->as_integer();
       }
+      const auto total = checked_product(factors);
       if (total != nodes)
         report(doc, "fabric.dragonfly.nodes_per_router",
                fmt::format("groups*chassis*routers*nodes_per_router = {} = {} must equal fabric.nodes {}",
-                           fmt::join(factors, "*"), total, nodes),
+                           fmt::join(factors, "*"), total ? std::to_string(*total) : "more than 2^63", nodes),
                out);
       break;
     }
@@ -240,7 +263,21 @@ void check_fabric(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
 
 }  // namespace
 
+/// Every element of gemm.tiles is a tile "MxN"; at least one is given.
+void check_gemm_tiles(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const ConfigValue* tiles = doc.find("gemm.tiles");
+  if (!tiles) return;
+  for (const ConfigValue& element : tiles->as_list())
+    if (!parse_tile_shape(element.as_string()))
+      report_at(element,
+                fmt::format("expected a tile \"MxN\" of two integers in 1..{} such as \"128x64\", got {}", kMaxTileSide,
+                            quote(element.as_string())),
+                out);
+  if (tiles->as_list().empty()) report_at(*tiles, "must list at least one tile such as \"128x128\"", out);
+}
+
 void check_accelerator(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  check_gemm_tiles(doc, out);
   if (!doc.complete() || !supported_dtypes(doc).empty()) return;
   std::vector<std::string> keys;
   for (DType d : kAllDTypes) keys.push_back("peak." + std::string(dtype_name(d)));

@@ -1,6 +1,7 @@
 #include "config/ScenarioChecks.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "config/CollectiveSpec.hpp"
 #include "config/RoutingTrace.hpp"
 #include "config/WorkloadTypeSchema.hpp"
+#include "core/CheckedMath.hpp"
 
 namespace clearfog::config {
 
@@ -123,11 +125,24 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
   const std::int64_t nodes = platform.at("fabric.nodes").as_integer();
   switch (*parse_collective_algorithm(algorithm->as_string())) {
     case CollectiveAlgorithm::InSwitch:
-      if (!flag(platform, "node.in_switch_reduction") && !flag(platform, "fabric.in_network_reduction"))
+      // The collectives reduce in the node's switch (ClusterTopology::reduction_switch); the
+      // fabric's in-network reduction alone does not make it available.
+      if (!flag(platform, "node.in_switch_reduction"))
         report_at(*algorithm,
                   fmt::format("NVLS/in-switch reduction needs a switch that reduces; platform \"{}\" declares none "
                               "(node.in_switch_reduction: false{}); allowed: any other algorithm",
-                              name, nodes > 1 ? ", fabric.in_network_reduction: false" : ""),
+                              name, nodes > 1 && flag(platform, "fabric.in_network_reduction")
+                                        ? "; fabric.in_network_reduction alone does not reduce inside the node"
+                                        : ""),
+                  out);
+      break;
+    case CollectiveAlgorithm::HalvingDoubling:
+      if (const ConfigValue* dp = doc.find("parallelism.dp");
+          dp && !algorithm_takes_members(CollectiveAlgorithm::HalvingDoubling, static_cast<int>(dp->as_integer())))
+        report_at(*algorithm,
+                  fmt::format("halving-doubling pairs ranks at distances 1, 2, 4, ... and needs a power-of-two "
+                              "number of data-parallel ranks, got parallelism.dp {}; allowed: any other algorithm",
+                              dp->as_integer()),
                   out);
       break;
     case CollectiveAlgorithm::NvlsTree:
@@ -152,7 +167,6 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
     case CollectiveAlgorithm::Best:
     case CollectiveAlgorithm::Ring:
     case CollectiveAlgorithm::Tree:
-    case CollectiveAlgorithm::HalvingDoubling:
     case CollectiveAlgorithm::Direct: break;
   }
 }
@@ -187,12 +201,14 @@ void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   if (dp && tp && pp && platform_valid) {
     const std::int64_t devices_per_node = platform->at("node.devices").as_integer();
     const std::int64_t nodes = platform->at("fabric.nodes").as_integer();
-    const std::int64_t product = dp->as_integer() * tp->as_integer() * pp->as_integer();
+    const std::array<std::int64_t, 3> factors = {dp->as_integer(), tp->as_integer(), pp->as_integer()};
+    const auto product = checked_product(factors);
     if (product != devices_per_node * nodes)
       report(doc, "parallelism.dp",
              fmt::format("dp*tp*pp = {}*{}*{} = {} must equal the platform's {} devices (node.devices {} x "
                          "fabric.nodes {})",
-                         dp->as_integer(), tp->as_integer(), pp->as_integer(), product, devices_per_node * nodes,
+                         dp->as_integer(), tp->as_integer(), pp->as_integer(),
+                         product ? std::to_string(*product) : "more than 2^63", devices_per_node * nodes,
                          devices_per_node, nodes),
              out);
   }

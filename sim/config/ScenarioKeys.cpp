@@ -53,7 +53,7 @@ KeyTable make_scenario_table() {
            .description = "Sequences per forward/backward pass on one replica."},
           {.path = "training.precision",
            .type = KeyType::Enum,
-           .choices = names(kAllDTypes, dtype_name),
+           .choices = names(kTrainingDTypes, dtype_name),
            .presence = Presence::Defaulted,
            .default_text = std::string(dtype_name(DType::bf16)),
            .description = "Data type of the forward and backward passes (mixed precision)."},

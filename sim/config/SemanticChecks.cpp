@@ -1,6 +1,7 @@
 #include "config/SemanticChecks.hpp"
 
 #include "config/PlatformChecks.hpp"
+#include "config/ScaleLimits.hpp"
 #include "config/ScenarioChecks.hpp"
 
 namespace clearfog::config {
@@ -12,6 +13,7 @@ void check_semantics(const ConfigDocument& document, std::vector<Diagnostic>& di
     case DocumentKind::Workload: check_workload(document, diagnostics); break;
     case DocumentKind::Scenario: check_scenario(document, diagnostics); break;
   }
+  check_scale(document, diagnostics);
   for (const auto& [key, child] : document.children()) check_semantics(*child, diagnostics);
 }
 

@@ -1,6 +1,5 @@
 #include "config/SpecBuilder.hpp"
 
-#include <charconv>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -27,38 +26,14 @@ Enum enum_value(const ConfigDocument& document, std::string_view key, Parse pars
 
 }  // namespace
 
-/// "256x128" -> {256, 128}; nullopt unless two positive integers joined by 'x'.
-static std::optional<TileShape> parse_tile(std::string_view text) {
-  const auto x = text.find('x');
-  if (x == std::string_view::npos) return std::nullopt;
-  const auto number = [](std::string_view digits) -> std::optional<int> {
-    int value = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (ec != std::errc{} || end != digits.data() + digits.size() || value <= 0) return std::nullopt;
-    return value;
-  };
-  const auto m = number(text.substr(0, x));
-  const auto n = number(text.substr(x + 1));
-  if (!m || !n) return std::nullopt;
-  return TileShape{*m, *n};
-}
-
-/// The tiles of `gemm.tiles`; every malformed element is reported with its location.
+/// The tiles of `gemm.tiles`; check_accelerator() has refused malformed ones.
 static std::vector<TileShape> gemm_tiles_of(const ConfigDocument& document) {
   std::vector<TileShape> tiles;
-  std::vector<Diagnostic> problems;
   for (const ConfigValue& element : document.at("gemm.tiles").as_list()) {
-    if (const auto tile = parse_tile(element.as_string()))
-      tiles.push_back(*tile);
-    else
-      problems.push_back(Diagnostic{element.location, element.key,
-                                    "expected a tile \"MxN\" of two integers > 0 such as \"128x64\", got \"" +
-                                        element.as_string() + "\""});
+    const auto tile = parse_tile_shape(element.as_string());
+    if (!tile) throw std::logic_error("configuration value \"" + element.key + "\" was not checked");
+    tiles.push_back(*tile);
   }
-  if (tiles.empty() && problems.empty())
-    problems.push_back(Diagnostic{document.location_of("gemm.tiles"), document.display_key("gemm.tiles"),
-                                  "must list at least one tile such as \"128x128\""});
-  if (!problems.empty()) throw ConfigError(std::move(problems));
   return tiles;
 }
 

@@ -11,6 +11,11 @@ enum class DType { fp32, tf32, fp16, bf16, fp8, int8 };
 inline constexpr std::array<DType, 6> kAllDTypes = {DType::fp32, DType::tf32, DType::fp16,
                                                     DType::bf16, DType::fp8, DType::int8};
 
+/// The formats a model can be trained in (the forward and backward passes): int8 is an inference
+/// format, with no training recipe (docs/compute-model.md, "Memory").
+inline constexpr std::array<DType, 5> kTrainingDTypes = {DType::fp32, DType::tf32, DType::fp16, DType::bf16,
+                                                         DType::fp8};
+
 constexpr std::string_view dtype_name(DType d) {
   switch (d) {
     case DType::fp32: return "fp32";

@@ -3,10 +3,13 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <system_error>
 
 #include <fmt/format.h>
+
+#include "core/Quote.hpp"
 
 namespace clearfog::units {
 
@@ -211,37 +214,65 @@ double parse(std::string_view text, Dimension expected) {
   double number = 0.0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
   if (end == digits.data() || (s.size() != digits.size() && (digits.starts_with('-') || digits.starts_with('+'))))
-    throw UnitError(fmt::format("not a number: \"{}\"; {}", text, expectation(expected, false)));
+    throw UnitError(fmt::format("not a number: {}; {}", quote(text), expectation(expected, false)));
   if (ec == std::errc::result_out_of_range || !std::isfinite(number))
-    throw UnitError(fmt::format("not a finite number: \"{}\"; {}", text, expectation(expected, false)));
+    throw UnitError(fmt::format("not a finite number: {}; {}", quote(text), expectation(expected, false)));
+  if (number == 0.0) number = 0.0;  // -0 is 0
 
   const auto unit_length = static_cast<std::size_t>(digits.data() + digits.size() - end);
   const std::string_view unit = trim(std::string_view(end, unit_length));
   if (unit.empty()) {
     if (expected == Dimension::Dimensionless) return number;
-    throw UnitError(fmt::format("missing unit: \"{}\"; {}", text, expectation(expected, true)));
+    throw UnitError(fmt::format("missing unit: {}; {}", quote(text), expectation(expected, true)));
   }
   const auto meaning = lookup_unit(unit);
   if (!meaning)
-    throw UnitError(
-        fmt::format("unknown unit \"{}\" in \"{}\"; {}", unit, text, expectation(expected, true)));
+    throw UnitError(fmt::format("unknown unit {} in {}; {}", quote(unit), quote(text), expectation(expected, true)));
   if (meaning->dimension != expected)
-    throw UnitError(fmt::format("\"{}\" is a {}, {}", text, dimension_name(meaning->dimension),
+    throw UnitError(fmt::format("{} is a {}, {}", quote(text), dimension_name(meaning->dimension),
                                 expectation(expected, false)));
-  return number * meaning->factor;
+  const double value = number * meaning->factor;
+  if (!std::isfinite(value))
+    throw UnitError(fmt::format("{} is too large to be a {}: it must be {}", quote(text), dimension_name(expected),
+                                range_text(expected)));
+  return value;
 }
 
-std::string format(double si_value, Dimension d) {
+Range plausible_range(Dimension d) {
   switch (d) {
-    case Dimension::Dimensionless: return format_number(si_value);
-    case Dimension::Time: return format_time(si_value);
-    case Dimension::Bytes: return format_bytes_like(si_value, "B");
-    case Dimension::Bandwidth: return format_bytes_like(si_value, "B/s");
-    case Dimension::FlopRate: return format_decimal(si_value, "FLOP/s");
-    case Dimension::Frequency: return format_decimal(si_value, "Hz");
-    case Dimension::Power: return format_power(si_value);
+    case Dimension::Dimensionless: break;
+    case Dimension::Time: return {1e-12, 1.0};       // 1 ps .. 1 s: link latencies, step and launch overheads
+    case Dimension::Bytes: return {1.0, 1e15};       // 1 B .. 1 PB: memories, buckets, chunks
+    case Dimension::Bandwidth: return {1e3, 1e18};   // 1 kB/s .. 1000 PB/s
+    case Dimension::FlopRate: return {1e6, 1e18};    // 1 MFLOP/s .. 1000 PFLOP/s
+    case Dimension::Frequency: return {1e6, 1e11};   // 1 MHz .. 100 GHz
+    case Dimension::Power: return {1e-3, 1e6};       // 1 mW .. 1 MW
   }
-  return format_number(si_value);
+  return {-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+}
+
+bool plausible(double value_si, Dimension d) {
+  if (d == Dimension::Dimensionless) return true;
+  const Range r = plausible_range(d);
+  return value_si >= r.min && value_si <= r.max;
+}
+
+std::string range_text(Dimension d) {
+  const Range r = plausible_range(d);
+  return fmt::format("between {} and {}", format(r.min, d), format(r.max, d));
+}
+
+std::string format(double value_si, Dimension d) {
+  switch (d) {
+    case Dimension::Dimensionless: return format_number(value_si);
+    case Dimension::Time: return format_time(value_si);
+    case Dimension::Bytes: return format_bytes_like(value_si, "B");
+    case Dimension::Bandwidth: return format_bytes_like(value_si, "B/s");
+    case Dimension::FlopRate: return format_decimal(value_si, "FLOP/s");
+    case Dimension::Frequency: return format_decimal(value_si, "Hz");
+    case Dimension::Power: return format_power(value_si);
+  }
+  return format_number(value_si);
 }
 
 }  // namespace clearfog::units

@@ -35,8 +35,26 @@ private:
 };
 
 /// Parses "300 GB/s", "1.5us", "80 GiB" into SI units. A bare number is rejected for every
-/// dimension except Dimensionless; an unknown unit or a unit of another dimension is rejected.
+/// dimension except Dimensionless; an unknown unit or a unit of another dimension is rejected, and
+/// so is a value that is not finite once scaled ("1e300 PB/s"). -0 is read as 0.
 double parse(std::string_view text, Dimension expected);
+
+/// The values of a dimension clearfog accepts, in SI units (zero and signs are left to each key's
+/// constraint). Wide enough for any hardware: the shipped files span 48 GFLOP/s (Cortex-A72) to 7.5
+/// PFLOP/s (WSE-2), 12.8 GB/s to 20 PB/s, 500 ns to 14 us, 32 KiB to 448 GB, 1.05 to 1.98 GHz and
+/// 170 W to 15 kW; narrow enough that every time and rate the models derive stays finite and far
+/// from the limits of a double (a 1e-300 B/s link makes every transfer take forever).
+struct Range {
+  double min;  ///< smallest non-zero value
+  double max;
+};
+Range plausible_range(Dimension d);
+
+/// Whether a non-zero `value_si` lies in plausible_range(d) (always true for Dimensionless).
+bool plausible(double value_si, Dimension d);
+
+/// "between 1 kB/s and 1000 PB/s".
+std::string range_text(Dimension d);
 
 /// Formats an SI value with a readable prefix: format(3e11, Bandwidth) == "300 GB/s".
 std::string format(double value, Dimension d);

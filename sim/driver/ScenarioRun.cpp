@@ -6,11 +6,15 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <string>
+#include <utility>
 
 #include "core/Errors.hpp"
 #include "core/PhaseTimer.hpp"
 #include "driver/CollectiveRun.hpp"
+#include "driver/ResourceEstimate.hpp"
 #include "driver/TuningTable.hpp"
+#include "config/ScaleLimits.hpp"
 #include "engine/LegacyReplay.hpp"
 #include "engine/Replay.hpp"
 #include "kernels/BlockedGemmModel.hpp"
@@ -104,6 +108,11 @@ parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cl
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions& run_options) {
   ScenarioRun run;
   PhaseTimer phases;
+  const auto phase = [&](std::string name, std::uint64_t expected) {
+    if (run_options.watch) run_options.watch->phase(std::move(name), expected);
+  };
+  if (run_options.max_memory_bytes) check_memory(estimate_floor(scenario), *run_options.max_memory_bytes);
+  phase("building the platform", 0);
   run.collectives = std::make_shared<collectives::CollectiveLog>();
   const auto topology = topology::ClusterTopology::build(scenario.platform);
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
@@ -114,6 +123,7 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions&
                               (scenario.granularity == config::Granularity::Auto &&
                                scenario.collectives.fidelity == config::Fidelity::Fluid &&
                                scenario.parallelism.zero_stage < 3);
+  phase("planning", 0);
   run.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario, run.collectives), options);
   const double planning_s = phases.mark("planned");
   if (run_options.replay.progress && planning_s >= kSlowPlanning_s)
@@ -127,6 +137,11 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions&
     throw SimulationError("stopped by --timeout while planning, before the replay started");
   spdlog::debug("planned {} ranks, {} gradient buckets, {} collectives", run.step.plan.rank_count(),
                 run.step.buckets.size(), run.collectives->records().size());
+  const ResourceEstimate estimate = estimate_plan(run.step.plan);
+  spdlog::info("plan: {} ops, {} messages, ~{} estimated", estimate.ops, estimate.messages,
+               config::memory_text(estimate.bytes()));
+  if (run_options.max_memory_bytes) check_memory(estimate, *run_options.max_memory_bytes);
+  phase("simulating", estimate.ops + estimate.messages);
   run.simulation = run_options.legacy_replay ? engine::simulate_legacy(topology, run.step.plan)
                                              : engine::simulate(topology, run.step.plan, run_options.replay);
   phases.mark("simulated");

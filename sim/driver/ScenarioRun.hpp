@@ -3,9 +3,11 @@
 // derive the metrics. Runs a simulation, so at most once per process (run_scenario_forked()
 // runs it in a child).
 #include <memory>
+#include <optional>
 
 #include "collectives/CollectiveLog.hpp"
 #include "config/ScenarioSpec.hpp"
+#include "driver/RunWatch.hpp"
 #include "engine/ReplayOptions.hpp"
 #include "engine/SimulationResult.hpp"
 #include "parallel/StepPlan.hpp"
@@ -21,9 +23,14 @@ struct ScenarioRun {
   std::shared_ptr<collectives::CollectiveLog> collectives;
 };
 
+/// How a run is carried out (the replay's options) and what it may use: memory (the estimate from
+/// the scenario, then from the plan, is checked against it before planning and before simulating)
+/// and a watch told each phase (progress, --timeout).
 struct RunOptions {
   engine::ReplayOptions replay;
   bool legacy_replay = false;  // the actor-based replay, for comparisons only (engine/LegacyReplay.hpp)
+  std::optional<double> max_memory_bytes;
+  RunWatch* watch = nullptr;
 };
 
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions& options = {});

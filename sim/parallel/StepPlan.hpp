@@ -7,6 +7,7 @@
 #include "kernels/Kernel.hpp"
 #include "parallel/GradientBuckets.hpp"
 #include "program/Program.hpp"
+#include "workload/ModelDescription.hpp"
 
 namespace clearfog::parallel {
 
@@ -34,6 +35,7 @@ struct StepPlan {
   double hardware_flops = 0;  // matrix-product FLOPs executed, recomputation included (HFU)
   double megatron_flops = 0;  // model FLOPs + one forward of every checkpointable block (SC21 Eq. 3)
   double parameters = 0;      // of the model
+  workload::ExpertLoad expert_load;  // MoE routing (from the description)
   double samples = 0;         // per iteration
   double tokens_per_sample = 0;
   std::string sample_unit = "samples";

@@ -185,6 +185,7 @@ void StepPlanner::sum_figures() {
   step_.hardware_flops = hardware * runs;
   step_.megatron_flops = (model + recomputable) * runs;
   step_.parameters = model_.parameters();
+  step_.expert_load = model_.expert_load;
   step_.samples = scenario_.training.global_batch;
   step_.tokens_per_sample = model_.tokens_per_sample;
   step_.sample_unit = model_.sample_unit;

@@ -15,6 +15,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.tokens_per_s = m.samples_per_s * step.tokens_per_sample;
   m.sample_unit = step.sample_unit;
   m.parameters = step.parameters;
+  m.expert_load = step.expert_load;
   m.model_flops = step.model_flops;
   m.peak_flops_per_device = scenario.platform.accelerator.peak(training.precision);
   m.mfu = m.model_flops / (m.step_time_s * devices * m.peak_flops_per_device);

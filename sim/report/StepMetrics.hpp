@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/ScenarioSpec.hpp"
+#include "workload/ModelDescription.hpp"
 #include "engine/SimulationResult.hpp"
 #include "parallel/MemoryEstimate.hpp"
 #include "parallel/StepPlan.hpp"
@@ -17,6 +18,7 @@ struct StepMetrics {
   double tokens_per_s = 0;           // 0 for workloads without tokens
   std::string sample_unit;           // "sequences", "images"
   double parameters = 0;             // of the model, summed from its description
+  workload::ExpertLoad expert_load;  // MoE routing: imbalance, dropped copies
   double model_flops = 0;            // per iteration, summed from the plan's kernels (Korthikanti Eq. 7 for GPT)
   double mfu = 0;                    // model FLOPs / (step time * devices * peak)
   double peak_flops_per_device = 0;  // of the training precision

@@ -57,6 +57,11 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
     if (p.pp > 1)
       line("pipeline bubble", fmt::format("{} of the step (ideal {})", pct(m.bubble_fraction), pct(m.ideal_bubble_fraction)));
     line("tensor-parallel comm", fmt::format("{} (on the critical path)", t(m.tp_comm_s)));
+    if (m.expert_load.moe_layers > 0)
+      line("experts", fmt::format("{} MoE layers, {} routing: busiest expert rank {:.3f} x the mean, {} of the "
+                                  "token copies dropped",
+                                  m.expert_load.moe_layers, config::routing_name(s.moe.routing),
+                                  m.expert_load.imbalance, pct(m.expert_load.dropped_share)));
     if (p.ep > 1)
       line("expert-parallel comm", fmt::format("{} (all-to-alls on the critical path, waits for the busiest expert "
                                                "rank included)",
@@ -165,6 +170,9 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                    {"tp_comm_s", m.tp_comm_s},
                    {"ep", s.parallelism.ep},
                    {"ep_comm_s", m.ep_comm_s},
+                   {"moe_layers", m.expert_load.moe_layers},
+                   {"expert_imbalance", m.expert_load.imbalance},
+                   {"dropped_token_share", m.expert_load.dropped_share},
                    {"pp_wait_s", m.pp_wait_s},
                    {"dp_exposed_s", m.dp_exposed_s},
                    {"recompute_s", m.recompute_s},

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -189,9 +191,20 @@ std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
     if (req.devices) o.push_back({"node.devices", std::to_string(*req.devices)});
     specs.push_back(config::load_platform(file, o));
   }
-  int lcm = 1;
-  for (const auto& s : specs) lcm = std::lcm(lcm, s.device_count());
-  const int global_batch = req.global_batch.value_or(4 * lcm);
+  // Default global batch: 4 x the least common multiple of the device counts, when it is an int.
+  std::int64_t lcm = 1;
+  std::vector<int> counts;
+  for (const auto& s : specs) {
+    counts.push_back(s.device_count());
+    lcm = std::lcm(lcm, static_cast<std::int64_t>(s.device_count()));  // <= 16384^n: capped below
+    lcm = std::min<std::int64_t>(lcm, std::int64_t{INT_MAX});
+  }
+  if (!req.global_batch && 4 * lcm > INT_MAX)
+    throw ConfigError({{{"compare", 0, 0}, "global_batch",
+                        fmt::format("the default global batch, 4 x the least common multiple of the device counts "
+                                    "{}, is beyond 2^31; give global_batch (or --global-batch)",
+                                    fmt::join(counts, ", "))}});
+  const int global_batch = req.global_batch.value_or(static_cast<int>(4 * lcm));
 
   for (std::size_t i = 0; i < specs.size(); ++i) {
     PlatformState p;

@@ -4,55 +4,65 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <array>
-#include <string_view>
+#include <charconv>
+#include <climits>
 #include <utility>
 
+#include "config/DidYouMean.hpp"
+#include "config/ScaleLimits.hpp"
+#include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
+#include "core/Quote.hpp"
+#include "sweep/FileKeys.hpp"
 
 namespace clearfog::sweep {
-namespace {
-
-constexpr std::array<std::string_view, 8> kKeys = {"kind",    "name",         "description", "workload",
-                                                   "platforms", "devices", "global_batch", "micro_batch"};
-
-}  // namespace
 
 CompareRequest load_compare_file(const std::filesystem::path& file) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::BadFile&) {
-    throw ConfigError({{{file.string(), 0, 0}, "", "cannot open the comparison file"}});
-  } catch (const YAML::Exception& e) {
-    throw ConfigError({{{file.string(), e.mark.line + 1, e.mark.column + 1}, "", "malformed YAML: " + e.msg}});
-  }
-  const auto where = [&](const YAML::Node& n) {
-    const auto mark = n.Mark();
-    return SourceLocation{file.string(), mark.is_null() ? 1 : mark.line + 1, mark.is_null() ? 1 : mark.column + 1};
-  };
-  if (!root.IsMap()) throw ConfigError({{where(root), "", "a comparison file is a mapping (kind: compare, ...)"}});
+  const std::string name = file.string();
+  std::vector<Diagnostic> problems;
+  const auto parsed = config::read_yaml_file(file, std::nullopt, problems);
+  if (!parsed) throw ConfigError(std::move(problems));
+  const YAML::Node& root = *parsed;
+  const auto where = [&](const YAML::Node& n) { return config::location_of(n.Mark(), name, SourceLocation{name, 1, 1}); };
+  if (!root.IsMap()) throw ConfigError({{where(root), "", "a comparison file is a mapping that starts with \"kind: compare\""}});
 
   const auto dir = std::filesystem::absolute(file).parent_path();
   std::vector<Diagnostic> errors;
+  const auto known = key_names(compare_file_keys());
   for (const auto& kv : root) {
-    const auto k = kv.first.as<std::string>();
-    if (std::find(kKeys.begin(), kKeys.end(), k) == kKeys.end())
-      errors.push_back({where(kv.first), k, fmt::format("unknown key; known: {}", fmt::join(kKeys, ", "))});
+    if (!kv.first.IsScalar()) {
+      errors.push_back({where(kv.first), "", fmt::format("keys must be plain names; known: {}", fmt::join(known, ", "))});
+      continue;
+    }
+    const auto& k = kv.first.Scalar();
+    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+    std::string message = fmt::format("unknown key; known: {}", fmt::join(known, ", "));
+    if (auto close = config::closest_match(k, known)) message = fmt::format("unknown key; did you mean \"{}\"?", *close);
+    errors.push_back({where(kv.first), shorten(k), message});
   }
-  if (root["kind"] && (!root["kind"].IsScalar() || root["kind"].Scalar() != "compare"))
+  if (!root["kind"])
+    errors.push_back({where(root), "kind", "missing required key \"kind\"; a comparison file starts with \"kind: compare\""});
+  else if (!root["kind"].IsScalar() || root["kind"].Scalar() != "compare")
     errors.push_back({where(root["kind"]), "kind", "must be compare"});
+  for (const char* key : {"name", "description"})
+    if (root[key] && !root[key].IsScalar()) errors.push_back({where(root[key]), key, "must be a string"});
 
   CompareRequest req;
-  // A path relative to the file that must exist, located at its node if not.
+  // A path relative to the file that must be a regular file, located at its node if not.
   const auto existing_path = [&](const YAML::Node& n, const std::string& key) -> std::optional<std::filesystem::path> {
-    if (!n.IsScalar()) {
+    if (!n.IsScalar() || n.Scalar().empty()) {
       errors.push_back({where(n), key, "must be a file path"});
       return std::nullopt;
     }
     auto p = (dir / n.Scalar()).lexically_normal();
-    if (!std::filesystem::is_regular_file(p)) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(p, ec);
+    if (!std::filesystem::exists(status)) {
       errors.push_back({where(n), key, fmt::format("no such file: {}", p.string())});
+      return std::nullopt;
+    }
+    if (!std::filesystem::is_regular_file(status)) {
+      errors.push_back({where(n), key, fmt::format("{} is not a regular file", p.string())});
       return std::nullopt;
     }
     return p;
@@ -69,20 +79,26 @@ CompareRequest load_compare_file(const std::filesystem::path& file) {
     for (const auto& n : root["platforms"])
       if (auto p = existing_path(n, "platforms")) req.platforms.push_back(*p);
   }
-  const auto positive = [&](const char* key) -> std::optional<int> {
+  // A count >= 1; devices also within what one node may hold (it replaces node.devices).
+  const auto positive = [&](const char* key, std::int64_t max) -> std::optional<int> {
     const YAML::Node n = root[key];
     if (!n) return std::nullopt;
-    try {
-      const int v = n.as<int>();
-      if (v > 0) return v;
-    } catch (const YAML::Exception&) {
+    const std::string text = n.IsScalar() ? n.Scalar() : "";
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (!n.IsScalar() || ec != std::errc{} || end != text.data() + text.size() || v < 1) {
+      errors.push_back({where(n), key, fmt::format("must be an integer >= 1, got {}", quote(n.IsScalar() ? text : "a collection"))});
+      return std::nullopt;
     }
-    errors.push_back({where(n), key, fmt::format("must be a positive integer, got \"{}\"", n.IsScalar() ? n.Scalar() : "?")});
-    return std::nullopt;
+    if (v > max) {
+      errors.push_back({where(n), key, fmt::format("must be at most {}, got {}", max, quote(text))});
+      return std::nullopt;
+    }
+    return static_cast<int>(v);
   };
-  req.devices = positive("devices");
-  req.global_batch = positive("global_batch");
-  req.micro_batch = positive("micro_batch");
+  req.devices = positive("devices", config::kMaxNodeDevices);
+  req.global_batch = positive("global_batch", INT_MAX);
+  req.micro_batch = positive("micro_batch", INT_MAX);
   if (!errors.empty()) {
     std::stable_sort(errors.begin(), errors.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return std::pair(a.location.line, a.location.column) < std::pair(b.location.line, b.location.column);

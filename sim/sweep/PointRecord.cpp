@@ -4,12 +4,16 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
 #include "report/CsvTables.hpp"
 
@@ -57,22 +61,58 @@ void write_point(const std::filesystem::path& out_dir, const PointRecord& record
   write_file_atomically(point_file(out_dir, record.at("id").get<int>()), record.dump(2) + "\n");
 }
 
-std::map<int, PointRecord> read_points(const std::filesystem::path& out_dir) {
-  std::map<int, PointRecord> points;
+std::string point_problem(const PointRecord& r, int id) {
+  if (!r.is_object()) return "not a JSON object";
+  if (!r.contains("id") || !r.at("id").is_number_integer()) return "no integer \"id\"";
+  if (r.at("id").get<std::int64_t>() != id) return fmt::format("its id {} does not match its name", r.at("id").dump());
+  static const std::array<std::string_view, 5> kStatuses = {"ok", "oom", "error", "timeout", "skipped"};
+  if (!r.contains("status") || !r.at("status").is_string() ||
+      std::find(kStatuses.begin(), kStatuses.end(), r.at("status").get<std::string>()) == kStatuses.end())
+    return "no \"status\" among ok, oom, error, timeout, skipped";
+  if (!r.contains("message") || !r.at("message").is_string()) return "no string \"message\"";
+  if (!r.contains("axes") || !r.at("axes").is_object()) return "no \"axes\" object";
+  for (const auto& [k, v] : r.at("axes").items())
+    if (!v.is_string()) return fmt::format("axis \"{}\" is not a string", k);
+  const std::string status = r.at("status").get<std::string>();
+  if ((status == "ok" || status == "oom") && (!r.contains("summary") || !r.at("summary").is_object()))
+    return fmt::format("status {} without a \"summary\" object", status);
+  return "";
+}
+
+PointFiles read_point_files(const std::filesystem::path& out_dir) {
+  PointFiles out;
   const auto dir = out_dir / "points";
-  if (!std::filesystem::is_directory(dir)) return points;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const auto name = entry.path().filename().string();
-    if (name.starts_with(".") || entry.path().extension() != ".json") continue;
-    std::ifstream f(entry.path());
-    std::stringstream text;
-    text << f.rdbuf();
-    auto j = PointRecord::parse(text.str(), nullptr, false);
-    if (j.is_discarded() || !j.contains("id")) continue;  // not ours
-    const int id = j.at("id").get<int>();
-    points[id] = std::move(j);
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return out;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    // Ours are "<digits>.json"; temp files start with '.'.
+    const std::string stem = file.stem().string();
+    if (file.extension() != ".json" || stem.empty() || stem.size() > 9 ||
+        !std::all_of(stem.begin(), stem.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    const int id = std::stoi(stem);
+    std::vector<Diagnostic> problems;
+    const auto text = config::read_text_file(file, std::nullopt, problems);  // never blocks on a FIFO
+    if (!text) {
+      out.damaged.push_back({file, problems.empty() ? "unreadable" : problems.front().message});
+      continue;
+    }
+    auto record = PointRecord::parse(*text, nullptr, false);
+    const std::string problem = record.is_discarded() ? "not valid JSON" : point_problem(record, id);
+    if (!problem.empty()) {
+      out.damaged.push_back({file, problem});
+      continue;
+    }
+    out.points[id] = std::move(record);
   }
-  return points;
+  return out;
+}
+
+std::map<int, PointRecord> read_points(const std::filesystem::path& out_dir) {
+  return read_point_files(out_dir).points;
 }
 
 std::vector<std::pair<std::string, std::string>> flatten(const nlohmann::ordered_json& j) {

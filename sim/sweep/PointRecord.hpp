@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace clearfog::sweep {
 
@@ -22,8 +23,25 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
 
 void write_point(const std::filesystem::path& out_dir, const PointRecord& record);
 
-/// Every complete point file of DIR/points, by id (temp files are ignored).
+/// A point file that cannot be trusted: not JSON, not a point, or a point of another id.
+struct DamagedPoint {
+  std::filesystem::path file;
+  std::string reason;
+};
+
+struct PointFiles {
+  std::map<int, PointRecord> points;  ///< the valid ones, by id
+  std::vector<DamagedPoint> damaged;
+};
+
+/// Every point file of DIR/points ("<id>.json"; temp files and other names are ignored), checked.
+PointFiles read_point_files(const std::filesystem::path& out_dir);
+
+/// The valid point files of DIR/points, by id.
 std::map<int, PointRecord> read_points(const std::filesystem::path& out_dir);
+
+/// What is wrong with a point record read from the file of point `id`; empty when it is a point.
+std::string point_problem(const PointRecord& record, int id);
 
 /// results.csv: id, every axis, status, message, then every summary figure flattened to dotted
 /// column names ("communication.exposed_s"). Columns are the union over points in id order, so the

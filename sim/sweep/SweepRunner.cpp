@@ -1,11 +1,15 @@
 #include "sweep/SweepRunner.hpp"
 
+#include "sweep/SweepManifest.hpp"
+
 #include <fmt/format.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -18,7 +22,10 @@
 #include <thread>
 
 #include "config/ConfigLoader.hpp"
+#include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
+#include "core/OutputPaths.hpp"
+#include "core/Quote.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "report/Summary.hpp"
 
@@ -64,6 +71,16 @@ std::string format_duration(double s) {
   return fmt::format("{}s", total);
 }
 
+/// results.csv is rebuilt from every point: at most this often, and once at the end, so that a
+/// long sweep does not spend its time rewriting it (quadratic in the points).
+constexpr auto kCsvInterval = std::chrono::seconds(1);
+
+void remove_damaged(const DamagedPoint& d) {
+  std::error_code ec;
+  std::filesystem::remove_all(d.file, ec);
+  if (ec) throw Error(fmt::format("cannot remove the damaged point file {}: {}", d.file.string(), ec.message()));
+}
+
 struct Running {
   const SweepPoint* point;
   Clock::time_point start;
@@ -95,22 +112,40 @@ PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point) {
 }
 
 std::pair<int, int> parse_shard(const std::string& text) {
-  int i = -1;
-  int n = 0;
-  char extra = 0;
-  if (std::sscanf(text.c_str(), "%d/%d%c", &i, &n, &extra) != 2 || n < 1 || i < 0 || i >= n)
-    throw ConfigError({{{"--shard", 0, 0}, "", fmt::format("must be i/n with 0 <= i < n, got \"{}\"", text)}});
-  return {i, n};
+  const auto number = [](std::string_view digits) -> std::optional<int> {
+    int value = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
+    return value;
+  };
+  const auto slash = text.find('/');
+  const auto i = slash == std::string::npos ? std::nullopt : number(std::string_view(text).substr(0, slash));
+  const auto n = slash == std::string::npos ? std::nullopt : number(std::string_view(text).substr(slash + 1));
+  if (!i || !n || *n < 1 || *i < 0 || *i >= *n)
+    throw ConfigError({{{"--shard", 0, 0}, "", fmt::format("must be i/n with 0 <= i < n, got {}", quote(text))}});
+  return {*i, *n};
 }
 
 SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
-  std::filesystem::create_directories(o.out_dir / "points");
+  prepare_output_directory(o.out_dir / "points", "--out");
   const auto all = spec.points();
-  auto done = o.resume ? read_points(o.out_dir) : std::map<int, PointRecord>{};
-  if (!o.resume) {
+  std::map<int, PointRecord> done;
+  if (o.resume) {
+    check_resumable(o.out_dir, spec);
+    auto files = read_point_files(o.out_dir);
+    // A damaged point (a disk filled up, a hand edit) is not trusted: it runs again.
+    for (const auto& d : files.damaged) {
+      std::cerr << fmt::format("{}: damaged point file ({}); the point runs again\n", d.file.string(), d.reason);
+      remove_damaged(d);
+    }
+    done = std::move(files.points);
+  } else {
     // A fresh sweep: forget points from an earlier run in the same directory.
-    for (const auto& [id, p] : read_points(o.out_dir)) std::filesystem::remove(point_file(o.out_dir, id));
+    const auto files = read_point_files(o.out_dir);
+    for (const auto& [id, p] : files.points) std::filesystem::remove(point_file(o.out_dir, id));
+    for (const auto& d : files.damaged) remove_damaged(d);
   }
+  write_manifest(o.out_dir, spec);
   // Temp files of a killed sweep are never complete points.
   for (const auto& entry : std::filesystem::directory_iterator(o.out_dir / "points"))
     if (entry.path().filename().string().starts_with(".")) std::filesystem::remove(entry.path());
@@ -129,6 +164,7 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
   write_file_atomically(csv, results_csv(done));
 
   const auto started = Clock::now();
+  auto csv_written = started;
   const int to_run = static_cast<int>(pending.size());
   auto report = [&](const PointRecord& r, double seconds) {
     const int finished = tally.ran;
@@ -214,9 +250,13 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
     if (st == "error" || st == "timeout") ++tally.failed;
     ++tally.ran;
     done[r.point->id] = std::move(record);
-    write_file_atomically(csv, results_csv(done));
+    if (Clock::now() - csv_written >= kCsvInterval) {
+      write_file_atomically(csv, results_csv(done));
+      csv_written = Clock::now();
+    }
     report(done[r.point->id], seconds);
   }
+  write_file_atomically(csv, results_csv(done));
   return tally;
 }
 

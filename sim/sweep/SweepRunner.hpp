@@ -2,7 +2,8 @@
 // Runs the points of a sweep, each in its own child process (SimGrid allows one simulation per
 // process), at most `jobs` at a time. A point that fails — bad configuration, simulation error,
 // crash (signal) or timeout — is recorded with its status and message; the sweep goes on.
-// After every finished point DIR/results.csv is rebuilt from all points, in id order, atomically.
+// DIR/results.csv is rebuilt from all points, in id order, atomically: at most once a second while
+// points finish, and at the end.
 #include <filesystem>
 #include <functional>
 #include <string>

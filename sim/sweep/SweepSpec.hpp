@@ -13,13 +13,21 @@
 //   set:                                # optional: overrides applied to every point
 //     training.micro_batch: 1
 //   filter: devices_match               # optional (or a list): see SweepFilter
+//
+// The keys are declared in FileKeys.cpp (`clearfog explain sweep`).
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "config/Override.hpp"
+#include "core/Errors.hpp"
 
 namespace clearfog::sweep {
+
+/// Points of one sweep. Each point is a child process and a row of results.csv, rebuilt as points
+/// finish: a sweep of 100,000 toy points already takes about an hour on two cores.
+inline constexpr std::size_t kMaxSweepPoints = 100'000;
 
 /// devices_match: a point whose tp*pp*dp differs from the platform's device count is `skipped`
 /// instead of `error` (the scenario validator rejects it).
@@ -27,8 +35,10 @@ enum class SweepFilter { DevicesMatch };
 
 struct Axis {
   std::string key;                  // override path, e.g. "parallelism.dp"
+  SourceLocation location;          // of the key in the sweep file
   std::vector<std::string> labels;  // values as written in the sweep file (CSV, plots)
   std::vector<std::string> values;  // override values: paths made absolute, lists in flow style
+  std::vector<SourceLocation> value_locations;
 };
 
 struct SweepPoint {
@@ -44,11 +54,17 @@ struct SweepSpec {
   bool zip = false;
   std::vector<Axis> axes;
   std::vector<config::Override> fixed;
+  std::vector<SourceLocation> fixed_locations;  // of each `set` value
   std::vector<SweepFilter> filters;
 
   [[nodiscard]] bool has_filter(SweepFilter f) const;
-  /// Every point, ids 0 .. n-1. Grid: product of the axis lengths; zip: the common length.
+  /// Grid: product of the axis lengths; zip: the common length (at most kMaxSweepPoints).
+  [[nodiscard]] std::size_t point_count() const;
+  /// Every point, ids 0 .. n-1.
   [[nodiscard]] std::vector<SweepPoint> points() const;
+  /// What makes two sweeps the same: the base, the combination, the axes, the fixed values and the
+  /// filters (not the name, the description or comments). 16 hex digits (FNV-1a, 64 bits).
+  [[nodiscard]] std::string fingerprint() const;
 };
 
 /// Reads a sweep file; throws ConfigError with every problem located (file:line:col).

@@ -121,6 +121,13 @@ double model_flops(const std::vector<Segment>& pass);
 double matmul_flops(const std::vector<Segment>& pass);
 double matmul_flops(const std::vector<kernels::Kernel>& kernels);
 
+/// How evenly the MoE layers spread their token copies over the expert ranks (docs/moe.md).
+struct ExpertLoad {
+  int moe_layers = 0;          // 0: a dense model
+  double imbalance = 1;        // busiest expert rank's copies over the mean, averaged over MoE layers
+  double dropped_share = 0;    // of the routed token copies, dropped at the capacity limit (mean)
+};
+
 struct ModelDescription {
   std::string type;                         // the workload type that made it: "transformer", "cnn"
   std::vector<Block> blocks;                // in model order
@@ -129,6 +136,7 @@ struct ModelDescription {
   int expert_parallel = 1;                  // ep: devices sharing the experts (1: no experts split)
   double tokens_per_sample = 0;             // sequence length of language models; 0: no tokens
   std::string sample_unit = "samples";      // "sequences", "images"
+  ExpertLoad expert_load;
 
   /// Parameters of the model (every block, tied copies once).
   [[nodiscard]] double parameters() const;

@@ -11,6 +11,8 @@ namespace {
 using Outcome = clearfog::test::CliOutcome;
 
 Outcome cli(const std::string& args) { return clearfog::test::run_cli(args); }
+/// stdout alone: a run that lasts prints progress lines on stderr.
+Outcome run_stdout(const std::string& args) { return clearfog::test::run_cli(args, false); }
 
 std::string bad(const std::string& name) { return std::string(CLEARFOG_TEST_DATA_DIR) + "/config/bad/" + name; }
 const std::string kQuickstart = std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/quickstart.yaml";
@@ -55,8 +57,8 @@ TEST_CASE("cli: bad input exits with code 2 and says where", "[cli]") {
 }
 
 TEST_CASE("cli: --set changes the run like an edited file would", "[cli][simulation]") {
-  const auto base = cli("run " + kQuickstart + " --format json");
-  const auto doubled = cli("run " + kQuickstart + " --format json --set training.global_batch=128");
+  const auto base = run_stdout("run " + kQuickstart + " --format json");
+  const auto doubled = run_stdout("run " + kQuickstart + " --format json --set training.global_batch=128");
   REQUIRE(base.exit_code == 0);
   REQUIRE(doubled.exit_code == 0);
   const auto a = nlohmann::json::parse(base.output);
@@ -69,8 +71,8 @@ TEST_CASE("cli: --set changes the run like an edited file would", "[cli][simulat
 
 TEST_CASE("cli: the same scenario gives byte-identical output", "[cli][simulation]") {
   for (const char* format : {"text", "json"}) {
-    const auto first = cli("run " + kQuickstart + " --format " + format);
-    const auto second = cli("run " + kQuickstart + " --format " + format);
+    const auto first = run_stdout("run " + kQuickstart + " --format " + format);
+    const auto second = run_stdout("run " + kQuickstart + " --format " + format);
     REQUIRE(first.exit_code == 0);
     CHECK(first.output == second.output);
   }
@@ -78,8 +80,8 @@ TEST_CASE("cli: the same scenario gives byte-identical output", "[cli][simulatio
 
 TEST_CASE("cli: --set training.attention=fused shortens the gpt-7.5b step", "[cli][simulation]") {
   const std::string scenario = std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/gpt-7.5b-tp.yaml";
-  const auto unfused = cli("run " + scenario + " --format json");
-  const auto fused = cli("run " + scenario + " --format json --set training.attention=fused");
+  const auto unfused = run_stdout("run " + scenario + " --format json");
+  const auto fused = run_stdout("run " + scenario + " --format json --set training.attention=fused");
   REQUIRE(unfused.exit_code == 0);
   REQUIRE(fused.exit_code == 0);
   const auto u = nlohmann::json::parse(unfused.output);

@@ -31,9 +31,10 @@ TEST_CASE("config::ConfigReference: explain lists every key of every kind", "[co
 
 TEST_CASE("config::ConfigReference: tables show types, defaults and allowed values", "[config]") {
   const std::string scenario = render_key_table(DocumentKind::Scenario, true);
-  CHECK_THAT(scenario, Contains("| `training.bucket_size` | data size | `25 MB` | > 0, e.g. 80 GB |"));
+  CHECK_THAT(scenario, Contains("| `training.bucket_size` | data size | `25 MB` | > 0, 1 B to 1 PB, e.g. 80 GB |"));
   CHECK_THAT(scenario, Contains("| `training.optimizer` | enum | `adam` | adam, sgd |"));
   CHECK_THAT(scenario, Contains("| `training.global_batch` | integer | required | >= 1 sequences |"));
+  CHECK_THAT(scenario, Contains("| `training.micro_batch` | integer | `1` | >= 1 sequences, at most 65536 |"));
   const std::string workload = render_key_table(DocumentKind::Workload, true);
   CHECK_THAT(workload, Contains("| `ffn_hidden` | integer | `4*hidden` |"));
   const std::string platform = render_key_table(DocumentKind::Platform, false);
@@ -46,16 +47,16 @@ TEST_CASE("config::ConfigReference: lists, records and conditions are rendered",
   // Tables with conditional keys get a "used when" column; the others do not.
   CHECK_THAT(platform, Contains("| key | type | default | allowed | used when | description |"));
   CHECK_THAT(render_key_table(DocumentKind::Accelerator, true), !Contains("used when"));
-  CHECK_THAT(platform, Contains("| `node.torus.dims` | list of integers | required | each >= 1 | "
+  CHECK_THAT(platform, Contains("| `node.torus.dims` | list of integers | required | each >= 1, at most 4096 | "
                                 "node.topology is torus |"));
   CHECK_THAT(platform, Contains("| `node.custom.switches` | list of strings | `[]` | names | node.topology is custom |"));
   CHECK_THAT(platform, Contains("| `node.custom.edges` | list of records | required | mappings (fields below) |"));
-  CHECK_THAT(platform, Contains("| `node.custom.edges[].bandwidth` | bandwidth | required | > 0, e.g. 300 GB/s |  |"));
-  CHECK_THAT(platform, Contains("| `node.link.bandwidth` | bandwidth | required | > 0, e.g. 300 GB/s | "
+  CHECK_THAT(platform, Contains("| `node.custom.edges[].bandwidth` | bandwidth | required | > 0, 1 kB/s to 1000 PB/s, e.g. 300 GB/s |  |"));
+  CHECK_THAT(platform, Contains("| `node.link.bandwidth` | bandwidth | required | > 0, 1 kB/s to 1000 PB/s, e.g. 300 GB/s | "
                                 "node.topology is not custom |"));
-  CHECK_THAT(platform, Contains("| `fabric.torus.dims` | list of integers | required | each >= 1 | "
+  CHECK_THAT(platform, Contains("| `fabric.torus.dims` | list of integers | required | each >= 1, at most 16384 | "
                                 "fabric.nodes > 1 and fabric.topology is torus |"));
-  CHECK_THAT(platform, Contains("| `collectives.efficiency` | number | `1` | in (0, 1] |  |"));
+  CHECK_THAT(platform, Contains("| `collectives.efficiency` | number | `1` | between 0.001 and 1 |  |"));
   const std::string text = render_key_table(DocumentKind::Platform, false);
   CHECK_THAT(text, Contains("USED WHEN"));
   CHECK_THAT(text, Contains("node.custom.edges[].latency"));

@@ -2,6 +2,7 @@
 // rejection with a message that says what is allowed.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 #include "core/Units.hpp"
@@ -131,4 +132,28 @@ TEST_CASE("units::format: parse reads back what format writes", "[units]") {
     INFO(format(c.value, c.dimension));
     CHECK(parse(format(c.value, c.dimension), c.dimension) == Approx(c.value));
   }
+}
+
+TEST_CASE("units::parse: a value that overflows once scaled is refused, -0 is 0", "[units]") {
+  // 1e300 fits a double; times the 1e15 of "P" it does not (DBL_MAX is about 1.8e308).
+  CHECK_THROWS_WITH(parse("1e300 PB/s", Dimension::Bandwidth), Contains("too large to be a bandwidth"));
+  CHECK_THROWS_WITH(parse("1e300 PFLOP/s", Dimension::FlopRate), Contains("between 1 MFLOP/s and 1000 PFLOP/s"));
+  const double zero = parse("-0 us", Dimension::Time);
+  CHECK(zero == 0.0);
+  CHECK_FALSE(std::signbit(zero));
+}
+
+TEST_CASE("units::plausible: each dimension spans the shipped hardware and stops far from a double's limits",
+          "[units]") {
+  // The extremes of the shipped files (docs/reliability.md) lie inside their ranges.
+  CHECK(clearfog::units::plausible(48e9, Dimension::FlopRate));     // Cortex-A72
+  CHECK(clearfog::units::plausible(7.48e15, Dimension::FlopRate));  // WSE-2
+  CHECK(clearfog::units::plausible(20e15, Dimension::Bandwidth));   // WSE-2 SRAM
+  CHECK(clearfog::units::plausible(500e-9, Dimension::Time));
+  CHECK(clearfog::units::plausible(448e9, Dimension::Bytes));
+  CHECK(clearfog::units::plausible(15e3, Dimension::Power));
+  // The examples lie outside.
+  CHECK_FALSE(clearfog::units::plausible(1e-300, Dimension::Bandwidth));
+  CHECK_FALSE(clearfog::units::plausible(1e300 * 3600, Dimension::Time));
+  CHECK(clearfog::units::range_text(Dimension::Bandwidth) == "between 1 kB/s and 1000 PB/s");
 }

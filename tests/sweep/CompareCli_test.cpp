@@ -121,7 +121,7 @@ TEST_CASE("clearfog compare: a model that fits nowhere is reported as oom, not a
 TEST_CASE("clearfog compare: a bad comparison file exits 2 and says where", "[compare][cli]") {
   const auto r = run("compare " + (kData / "compare-bad.yaml").string(), true);
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("compare-bad.yaml:6:14: micro_batch: must be a positive integer"));
+  CHECK_THAT(r.output, Catch::Contains("compare-bad.yaml:6:14: micro_batch: must be an integer >= 1"));
   CHECK_THAT(r.output, Catch::Contains("compare-bad.yaml:7:1: devcies: unknown key"));
   // A platform file with a mistake is reported at its line, not counted as refused configurations.
   const std::string config = std::string(CLEARFOG_TEST_DATA_DIR) + "/config/";

@@ -77,6 +77,19 @@ TEST_CASE("workload::MoE: parameters of Mixtral 8x7B and Qwen3-30B-A3B", "[workl
   }
 }
 
+TEST_CASE("workload::MoE: parameters of gpt-oss-120b, with biases", "[workload][moe]") {
+  // As above with biases: q, k, v and output projections, and each expert's gate/up (2f) and down
+  // (h) projections. Published: 116.8 B (model card); the router bias and attention sinks (192
+  // per layer) are left out.
+  const double l = 36, h = 2880, a = 64, k = 8, d = 64, E = 128, f = 2880, V = 201088;
+  const double attention = h * (a + 2 * k) * d + (a + 2 * k) * d + a * d * h + h;
+  const double expert = 3 * h * f + 2 * f + h;
+  const double total = l * (attention + 2 * h + h * E + E * expert) + 2 * V * h + h;
+  const auto p = plan(on_switch(shipped("gpt-oss-120b.yaml"), 1, 1)).parameters;
+  CHECK(p == Approx(total).epsilon(1e-12));
+  CHECK(p == Approx(116.8e9).epsilon(0.005));
+}
+
 TEST_CASE("workload::MoE: model FLOPs are 6 x active parameters x tokens + attention", "[workload][moe]") {
   // A token runs the router (h E) and top_k experts (2 h f each, GeLU) instead of the dense MLP;
   // whatever the routing and the expert placement, the copies processed are tokens x top_k.

@@ -97,8 +97,17 @@ private:
       if ((layers_[i].kind == CnnLayerKind::Conv || layers_[i].kind == CnnLayerKind::Fc) && layers_[i].out < 1) continue;
       if ((layers_[i].kind == CnnLayerKind::Conv || is_pooling(layers_[i].kind)) && layers_[i].kernel < 1) continue;
       g.in = g.input >= 0 ? net_.layers[static_cast<std::size_t>(g.input)].out : image;
-      g.known = shape_of(i, g);
+      g.known = shape_of(i, g) && within_limit(i, g);
     }
+  }
+
+  /// A tensor of more than kMaxTensorElements per image: sizes past it would overflow the 64-bit
+  /// products of the kernels (micro-batch x channels x pixels x window).
+  bool within_limit(std::size_t i, const LayerGraph& g) {
+    if (g.out.elements() <= static_cast<double>(kMaxTensorElements)) return true;
+    problem(i, "", fmt::format("its output ({}) has {:.3g} elements per image, too many: at most 2^34 ({})",
+                               dims_text(g.out), g.out.elements(), kMaxTensorElements));
+    return false;
   }
 
   /// Whether the output of `producer` (a layer or the image) has a known shape.

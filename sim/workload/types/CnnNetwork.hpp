@@ -29,6 +29,8 @@ struct NetworkProblem {
 
 inline constexpr long long kImage = -1;       // the producer index of the network's input
 inline constexpr long long kUnresolved = -2;  // a reference to no earlier layer (a problem)
+/// The most elements one layer's output may hold per image (2^34, 32 GiB in fp16).
+inline constexpr long long kMaxTensorElements = 1LL << 34;
 /// The name `input` and `shortcut` use for the network's input.
 inline constexpr std::string_view kImageName = "image";
 

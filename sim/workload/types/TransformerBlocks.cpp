@@ -161,12 +161,27 @@ CommPoint expert_tensor_op(std::string name, const DescribeOptions& o, Collectiv
 /// (all-to-all over the expert group), are all-gathered over the tensor group (experts are
 /// sharded like an MLP), run through the grouped expert GEMMs, are reduce-scattered back, return
 /// (all-to-all) and are combined with their routing weights.
-Block moe_layer_block(const Context& c, int l, int moe_index) {
+/// Adds one MoE layer's routing to the model's running means.
+void record_load(ExpertLoad& load, const RoutedTokens& routed) {
+  double busiest = 0, total = 0;
+  for (const auto& rank : routed.processed) {
+    const double copies = std::accumulate(rank.begin(), rank.end(), 0.0);
+    busiest = std::max(busiest, copies);
+    total += copies;
+  }
+  const double imbalance = total > 0 ? busiest * static_cast<double>(routed.processed.size()) / total : 1.0;
+  const double n = ++load.moe_layers;
+  load.imbalance += (imbalance - load.imbalance) / n;
+  load.dropped_share += (routed.dropped_share - load.dropped_share) / n;
+}
+
+Block moe_layer_block(const Context& c, int l, int moe_index, ExpertLoad& load) {
   const auto& w = c.model.spec();
   const auto& o = c.options;
   const TransformerMoe moe(c.model, l);
   const auto shares = expert_shares(o.moe, w.experts, w.top_k, moe_index);
   const RoutedTokens routed = route_tokens(shares, o.ep, moe.router_tokens(), w.top_k, w.capacity_factor);
+  record_load(load, routed);
   const double e = dtype_bytes(o.precision);
   const double dispatch_e = dtype_bytes(o.moe.dispatch_precision.value_or(o.precision));
   const double h = w.hidden;
@@ -275,7 +290,7 @@ ModelDescription TransformerType::describe(const config::WorkloadSpec& workload,
   const LayerShape default_shape{spec.resolved_ffn_hidden(), spec.mlp, spec.resolved_kv_heads()};
   d.expert_parallel = o.ep;
   for (int l = 0, moe_index = 0; l < spec.layers; ++l)
-    d.blocks.push_back(spec.moe_layer(l) ? moe_layer_block(c, l, moe_index++) : layer_block(c, l, default_shape));
+    d.blocks.push_back(spec.moe_layer(l) ? moe_layer_block(c, l, moe_index++, d.expert_load) : layer_block(c, l, default_shape));
   d.blocks.push_back(head_block(c));
   return d;
 }
@@ -284,7 +299,7 @@ std::string TransformerType::shape_text(const config::WorkloadSpec& workload) co
   const auto& w = workload.as<TransformerSpec>();
   std::string text = fmt::format("{} layers, hidden {}, {} heads", w.layers, w.hidden, w.heads);
   if (w.resolved_kv_heads() != w.heads) text += fmt::format(" ({} KV)", w.resolved_kv_heads());
-  if (w.head_dim > 0 && w.head_dim * w.heads != w.hidden) text += fmt::format(" of {}", w.head_dim);
+  if (w.head_dim > 0 && static_cast<long long>(w.head_dim) * w.heads != w.hidden) text += fmt::format(" of {}", w.head_dim);
   text += fmt::format(", {} MLP {}", mlp_name(w.mlp), w.resolved_ffn_hidden());
   if (!w.overrides.empty()) text += fmt::format(" ({} overrides)", w.overrides.size());
   if (w.experts > 0) {

@@ -6,6 +6,7 @@
 
 #include "config/CheckSupport.hpp"
 #include "config/KeyTableParts.hpp"
+#include "config/ScaleLimits.hpp"
 #include "workload/types/TransformerType.hpp"
 
 namespace clearfog::workload {
@@ -225,6 +226,14 @@ void TransformerType::check(const ConfigDocument& doc, std::vector<Diagnostic>& 
                                "give head_dim",
                                hidden, heads),
                    out);
+  // The attention width heads*head_dim enters 64-bit products (micro_batch x seq x width) as
+  // hidden does: the same limit (ScaleLimits).
+  const std::int64_t max_width = config::find_key_limit(config::DocumentKind::Workload, "hidden")->max;
+  if (const ConfigValue* d = config::used(doc, "head_dim"); d && heads > 0 && heads * d->as_integer() > max_width)
+    config::report_at(*d,
+                      fmt::format("heads x head_dim = {} x {} = {} is too wide: at most {} elements, as hidden",
+                                  heads, d->as_integer(), heads * d->as_integer(), max_width),
+                      out);
   if (heads > 0)
     for (const std::int64_t kv : kv_head_values(doc))
       if (kv > heads || heads % kv != 0) {

@@ -1,0 +1,80 @@
+#include "sweep/AnyFile.hpp"
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include "config/ConfigLoader.hpp"
+#include "config/ConfigReference.hpp"
+#include "config/YamlFile.hpp"
+#include "core/Errors.hpp"
+#include "sweep/CompareFile.hpp"
+#include "sweep/FileKeys.hpp"
+#include "sweep/SweepChecks.hpp"
+
+namespace clearfog::sweep {
+namespace {
+
+constexpr std::array<std::string_view, 2> kRunFileKinds = {"sweep", "compare"};
+
+/// The `kind:` of a file when it is written as a plain value; nullopt otherwise (the document
+/// validator then reports what is wrong).
+std::optional<std::string> written_kind(const std::filesystem::path& file) {
+  std::vector<Diagnostic> ignored;
+  const auto root = config::read_yaml_file(file, std::nullopt, ignored);
+  if (!root || !root->IsMap()) return std::nullopt;
+  const YAML::Node kind = (*root)["kind"];
+  if (!kind || !kind.IsScalar()) return std::nullopt;
+  return kind.Scalar();
+}
+
+void validate_compare(const std::filesystem::path& file) {
+  const CompareRequest req = load_compare_file(file);
+  std::vector<Diagnostic> problems;
+  const auto collect = [&](const auto& load) {
+    try {
+      load();
+    } catch (const ConfigError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  };
+  collect([&] { config::load_workload(req.workload); });
+  for (const auto& platform : req.platforms) {
+    std::vector<config::Override> o;
+    if (req.devices) o.push_back({"node.devices", std::to_string(*req.devices)});
+    collect([&] { config::load_platform(platform, o); });
+  }
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+}
+
+}  // namespace
+
+std::string validate_any_file(const std::filesystem::path& file) {
+  const auto kind = written_kind(file);
+  if (kind == "sweep") {
+    check_sweep_values(load_sweep(file));
+    return *kind;
+  }
+  if (kind == "compare") {
+    validate_compare(file);
+    return *kind;
+  }
+  return std::string(config::kind_name(config::validate_file(file, kRunFileKinds)));
+}
+
+std::string explain_kind(const std::string& kind, bool markdown) {
+  if (kind == "sweep")
+    return render_file_keys("sweep", "A base scenario run over axes of its keys (`clearfog sweep`, docs/sweeps.md).",
+                            sweep_file_keys(), markdown);
+  if (kind == "compare")
+    return render_file_keys("compare", "One workload on several platforms, each with its best parallelism "
+                                       "(`clearfog compare`, docs/compare.md).",
+                            compare_file_keys(), markdown);
+  if (const auto k = config::parse_kind(kind)) return config::render_key_table(*k, markdown);
+  if (markdown) return config::configuration_reference_markdown();
+  std::string out;
+  for (config::DocumentKind k : config::kAllDocumentKinds) out += config::render_key_table(k, false) + '\n';
+  return out;
+}
+
+}  // namespace clearfog::sweep

@@ -1,0 +1,17 @@
+#pragma once
+// `clearfog validate` and `clearfog explain` on any clearfog file: the four document kinds
+// (accelerator, platform, workload, scenario) and the files of `clearfog sweep` and `compare`.
+#include <filesystem>
+#include <string>
+
+namespace clearfog::sweep {
+
+/// Validates a file of any kind, as the command that reads it would before running (a sweep: its
+/// structure and every axis value; a comparison: its structure, workload and platforms). Returns
+/// the kind's name; throws ConfigError with every problem.
+std::string validate_any_file(const std::filesystem::path& file);
+
+/// `clearfog explain KIND [--markdown]` for any kind, "all" for the four document kinds.
+std::string explain_kind(const std::string& kind, bool markdown);
+
+}  // namespace clearfog::sweep

@@ -1,0 +1,75 @@
+#include "sweep/FileKeys.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+namespace clearfog::sweep {
+
+namespace {
+
+constexpr std::array<FileKey, 8> kSweepKeys = {{
+    {"kind", "kind", "required", "What the file describes: `kind: sweep`."},
+    {"name", "string", "the file name", "Name of the sweep, used in reports and plots."},
+    {"description", "string", "\"\"", "One line on what the sweep shows."},
+    {"base", "path", "required", "The base scenario, relative to the sweep file; every point is this scenario with "
+                                 "overrides."},
+    {"combine", "enum", "grid", "grid: every combination of the axis values, the first axis varying slowest; zip: "
+                                "the i-th value of every axis (axes of equal length)."},
+    {"axes", "mapping of key: [values]", "required",
+     "Keys of the base scenario, as for `clearfog run --set`, each with the non-empty list of values it takes. "
+     "Values ending in .yaml are paths relative to the sweep file. Every key and value is validated before the "
+     "first point runs."},
+    {"set", "mapping of key: value", "absent", "Overrides applied to every point."},
+    {"filter", "name or list of names", "absent",
+     "devices_match: a point whose dp*tp*pp differs from the platform's device count is `skipped`, not an "
+     "`error`."},
+}};
+
+constexpr std::array<FileKey, 8> kCompareKeys = {{
+    {"kind", "kind", "required", "What the file describes: `kind: compare`."},
+    {"name", "string", "the file name", "Name of the comparison."},
+    {"description", "string", "\"\"", "One line on what the comparison shows."},
+    {"workload", "path", "required", "The workload file, relative to the comparison file."},
+    {"platforms", "list of paths", "required", "The platform files compared, relative to the comparison file."},
+    {"devices", "integer >= 1", "absent", "Overrides every platform's node.devices."},
+    {"global_batch", "integer >= 1", "4 x lcm of the device counts", "Sequences per iteration."},
+    {"micro_batch", "integer >= 1", "absent", "A fixed micro-batch; absent: the search tries 1, 2, 4, ... 16."},
+}};
+
+}  // namespace
+
+std::span<const FileKey> sweep_file_keys() { return kSweepKeys; }
+std::span<const FileKey> compare_file_keys() { return kCompareKeys; }
+
+std::vector<std::string> key_names(std::span<const FileKey> keys) {
+  std::vector<std::string> names;
+  for (const FileKey& k : keys) names.emplace_back(k.name);
+  return names;
+}
+
+std::string render_file_keys(std::string_view kind, std::string_view intro, std::span<const FileKey> keys,
+                             bool markdown) {
+  if (markdown) {
+    std::string out = "| key | type | default | description |\n|---|---|---|---|\n";
+    for (const FileKey& k : keys)
+      out += fmt::format("| `{}` | {} | {} | {} |\n", k.name, k.type, k.default_text, k.description);
+    return out;
+  }
+  std::size_t name_width = 3, type_width = 4, default_width = 7;
+  for (const FileKey& k : keys) {
+    name_width = std::max(name_width, k.name.size());
+    type_width = std::max(type_width, k.type.size());
+    default_width = std::max(default_width, k.default_text.size());
+  }
+  std::string out = fmt::format("{}: {}\n\n", kind, intro);
+  const auto line = [&](std::string_view a, std::string_view b, std::string_view c, std::string_view d) {
+    return fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", a, name_width, b, type_width, c, default_width, d);
+  };
+  out += line("KEY", "TYPE", "DEFAULT", "DESCRIPTION");
+  for (const FileKey& k : keys) out += line(k.name, k.type, k.default_text, k.description);
+  return out;
+}
+
+}  // namespace clearfog::sweep
