@@ -13,9 +13,9 @@ namespace clearfog::driver {
 
 /// Peak memory per op or message of a run (planning and the compact replay, docs/engine.md), B.
 /// Calibrated on scenarios/gpt3-175b-1024gpu.yaml with --no-symmetry: 4,807,040 ops + 2,793,184
-/// messages at 590 MiB peak RSS, 76 B each past the fixed part, rounded up to 80; checked on the
-/// 530B row (docs/performance.md).
-inline constexpr double kBytesPerActivity = 80;
+/// messages at 590 MiB peak RSS, 76 B each past the fixed part; checked against the 530B and 1T
+/// rows of docs/performance.md (symmetric replays, which it covers by 37 % and 15 %).
+inline constexpr double kBytesPerActivity = 76;
 /// What a run holds before its first op: the executable, SimGrid, the platform (quickstart: 40 MiB).
 inline constexpr double kBaseBytes = 40.0 * 1024 * 1024;
 

@@ -1,5 +1,5 @@
 // `clearfog run` within limits: the replay mode it reports, --no-symmetry giving the same step, a
-// memory budget refused before simulating (exit 2), --timeout (exit 1), and a short run that
+// memory budget refused before simulating (exit 2), --timeout (exit 2), and a short run that
 // prints nothing on stderr.
 #include <catch2/catch.hpp>
 
@@ -35,17 +35,17 @@ TEST_CASE("cli run: the summary says how the replay ran, and --no-symmetry chang
 TEST_CASE("cli run: a run larger than --max-memory is refused before it starts", "[cli]") {
   const auto r = run_cli("run " + kScenarios + "quickstart.yaml --max-memory 1MiB");
   CHECK(r.exit_code == 2);
-  CHECK_THAT(r.output, Catch::Contains("more than --max-memory") && Catch::Contains("collectives.fidelity: fluid") &&
-                           Catch::Contains("simulation.granularity: chunk"));
+  CHECK_THAT(r.output, Catch::Contains("--max-memory: the run would need") && Catch::Contains("collectives.fidelity: fluid") &&
+                           Catch::Contains("granularity: chunk"));
   const auto bad_unit = run_cli("run " + kScenarios + "quickstart.yaml --max-memory 12parsecs");
   CHECK(bad_unit.exit_code == 2);
   CHECK_THAT(bad_unit.output, Catch::Contains("--max-memory"));
 }
 
-TEST_CASE("cli run: --timeout stops a run with exit code 1", "[cli]") {
+TEST_CASE("cli run: --timeout stops a run with exit code 2", "[cli]") {
   const auto r = run_cli("run " + kScenarios + "gpt-7.5b-tp.yaml --timeout 0.000001");
-  CHECK(r.exit_code == 1);
-  CHECK_THAT(r.output, Catch::Contains("stopped by --timeout"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--timeout: no result after"));
 }
 
 TEST_CASE("cli run: a short run writes nothing on stderr", "[cli]") {
