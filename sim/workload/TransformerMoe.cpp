@@ -69,50 +69,48 @@ std::vector<Kernel> TransformerMoe::router_backward() const {
   return out;
 }
 
+TransformerMoe::MlpShape TransformerMoe::mlp_shape(const std::vector<double>& tokens, double width) const {
+  const Dims d = dims_of(model_, layer_);
+  return MlpShape{d.h, static_cast<long long>(width) / d.t, gated(model_.spec().mlp) ? 2LL : 1LL,
+                  std::accumulate(tokens.begin(), tokens.end(), 0.0), d.e};
+}
+
 std::vector<Kernel> TransformerMoe::mlp_forward(const std::string& name, const std::vector<double>& tokens,
                                                 double width) const {
-  const Dims d = dims_of(model_, layer_);
-  const auto& w = model_.spec();
+  const MlpShape m = mlp_shape(tokens, width);
   const DType t = model_.dtype();
-  const auto f = static_cast<long long>(width) / d.t;
-  const long long up = gated(w.mlp) ? 2 : 1;
-  const double copies = std::accumulate(tokens.begin(), tokens.end(), 0.0);
   std::vector<Kernel> out;
-  out.push_back(Kernel::make_grouped_gemm(name + ".fc1", groups_of(tokens, up * f, d.h), t));
-  auto act = activation_forward(w.mlp, copies * static_cast<double>(f), d.e, t);
+  out.push_back(Kernel::make_grouped_gemm(name + ".fc1", groups_of(tokens, m.up * m.f, m.h), t));
+  auto act = activation_forward(model_.spec().mlp, m.copies * static_cast<double>(m.f), m.e, t);
   act.name = name + "." + act.name;
   out.push_back(std::move(act));
-  out.push_back(Kernel::make_grouped_gemm(name + ".fc2", groups_of(tokens, d.h, f), t));
+  out.push_back(Kernel::make_grouped_gemm(name + ".fc2", groups_of(tokens, m.h, m.f), t));
   return out;
 }
 
 std::vector<Kernel> TransformerMoe::mlp_backward(const std::string& name, const std::vector<double>& tokens,
                                                  double width) const {
-  const Dims d = dims_of(model_, layer_);
-  const auto& w = model_.spec();
+  const MlpShape m = mlp_shape(tokens, width);
   const DType t = model_.dtype();
-  const auto f = static_cast<long long>(width) / d.t;
-  const long long up = gated(w.mlp) ? 2 : 1;
-  const double copies = std::accumulate(tokens.begin(), tokens.end(), 0.0);
   // Y = X W per group: dX = dY W^T (m, k, n), dW = X^T dY (k, n, m)
   const auto dgrad = [&](const std::string& n, long long cols, long long inner) {
     std::vector<GemmShape> g;
-    for (const double m : tokens) g.push_back(GemmShape{std::llround(m), inner, cols, 1});
+    for (const double copies : tokens) g.push_back(GemmShape{std::llround(copies), inner, cols, 1});
     return Kernel::make_grouped_gemm(n + ".dgrad", std::move(g), t);
   };
   const auto wgrad = [&](const std::string& n, long long cols, long long inner) {
     std::vector<GemmShape> g;
-    for (const double m : tokens) g.push_back(GemmShape{inner, cols, std::llround(m), 1});
+    for (const double copies : tokens) g.push_back(GemmShape{inner, cols, std::llround(copies), 1});
     return Kernel::make_grouped_gemm(n + ".wgrad", std::move(g), t);
   };
   std::vector<Kernel> out;
-  out.push_back(dgrad(name + ".fc2", d.h, f));
-  out.push_back(wgrad(name + ".fc2", d.h, f));
-  auto act = activation_backward(w.mlp, copies * static_cast<double>(f), d.e, t);
+  out.push_back(dgrad(name + ".fc2", m.h, m.f));
+  out.push_back(wgrad(name + ".fc2", m.h, m.f));
+  auto act = activation_backward(model_.spec().mlp, m.copies * static_cast<double>(m.f), m.e, t);
   act.name = name + "." + act.name;
   out.push_back(std::move(act));
-  out.push_back(dgrad(name + ".fc1", up * f, d.h));
-  out.push_back(wgrad(name + ".fc1", up * f, d.h));
+  out.push_back(dgrad(name + ".fc1", m.up * m.f, m.h));
+  out.push_back(wgrad(name + ".fc1", m.up * m.f, m.h));
   return out;
 }
 

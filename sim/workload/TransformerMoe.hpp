@@ -46,6 +46,13 @@ public:
   [[nodiscard]] double activation_bytes(double expert_tokens, config::Recompute recompute) const;
 
 private:
+  /// An expert MLP on this device: hidden h, inner f (of this tensor rank), matrices in the up
+  /// projection (2 when gated), token copies it processes, bytes per element.
+  struct MlpShape {
+    long long h, f, up;
+    double copies, e;
+  };
+  [[nodiscard]] MlpShape mlp_shape(const std::vector<double>& tokens, double width) const;
   [[nodiscard]] double mlp_parameters(double width) const;
   [[nodiscard]] std::vector<kernels::Kernel> mlp_forward(const std::string& name, const std::vector<double>& tokens,
                                                          double width) const;
