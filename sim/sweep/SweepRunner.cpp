@@ -126,9 +126,12 @@ std::pair<int, int> parse_shard(const std::string& text) {
   return {*i, *n};
 }
 
-SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
+namespace {
+
+/// The output directory made ready for the sweep: the points a resumed sweep keeps (damaged ones
+/// removed, to run again), or none for a fresh one; the manifest written; stray temp files gone.
+std::map<int, PointRecord> prepare_sweep_directory(const SweepSpec& spec, const SweepOptions& o) {
   prepare_output_directory(o.out_dir / "points", "--out");
-  const auto all = spec.points();
   std::map<int, PointRecord> done;
   if (o.resume) {
     check_resumable(o.out_dir, spec);
@@ -149,6 +152,37 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
   // Temp files of a killed sweep are never complete points.
   for (const auto& entry : std::filesystem::directory_iterator(o.out_dir / "points"))
     if (entry.path().filename().string().starts_with(".")) std::filesystem::remove(entry.path());
+
+  return done;
+}
+
+/// The record of a finished child: the point file it wrote, or what became of it (timeout, signal,
+/// exit without a result).
+PointRecord record_of_finished(const Running& r, int status, const std::filesystem::path& file,
+                               const SweepOptions& o) {
+  // The child writes its point itself; the parent writes it only when the child could not.
+  PointRecord record;
+  if (std::filesystem::exists(file)) {
+    std::ifstream f(file);
+    record = PointRecord::parse(f, nullptr, false);
+    if (record.is_discarded()) record = make_record(*r.point, "error", "unreadable result file");
+  } else if (r.killed_for_timeout) {
+    record = make_record(*r.point, "timeout", fmt::format("no result after {:g} s", o.timeout_s));
+  } else if (WIFSIGNALED(status)) {
+    record = make_record(*r.point, "error",
+                         fmt::format("process killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
+  } else {
+    record = make_record(*r.point, "error", fmt::format("process exited with code {} without a result",
+                                                        WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  }
+  return record;
+}
+
+}  // namespace
+
+SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
+  const auto all = spec.points();
+  std::map<int, PointRecord> done = prepare_sweep_directory(spec, o);
 
   SweepTally tally;
   std::deque<const SweepPoint*> pending;
@@ -230,21 +264,7 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
     running.erase(it);
     const double seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
     const auto file = point_file(o.out_dir, r.point->id);
-    // The child writes its point itself; the parent writes it only when the child could not.
-    PointRecord record;
-    if (std::filesystem::exists(file)) {
-      std::ifstream f(file);
-      record = PointRecord::parse(f, nullptr, false);
-      if (record.is_discarded()) record = make_record(*r.point, "error", "unreadable result file");
-    } else if (r.killed_for_timeout) {
-      record = make_record(*r.point, "timeout", fmt::format("no result after {:g} s", o.timeout_s));
-    } else if (WIFSIGNALED(status)) {
-      record = make_record(*r.point, "error",
-                           fmt::format("process killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status))));
-    } else {
-      record = make_record(*r.point, "error", fmt::format("process exited with code {} without a result",
-                                                          WIFEXITED(status) ? WEXITSTATUS(status) : -1));
-    }
+    PointRecord record = record_of_finished(r, status, file, o);
     if (!std::filesystem::exists(file)) write_point(o.out_dir, record);
     const auto st = record.at("status").get<std::string>();
     if (st == "error" || st == "timeout") ++tally.failed;
