@@ -166,31 +166,9 @@ std::vector<Layout> ranked(const PlatformState& p) {
   return out;
 }
 
-}  // namespace
-
-std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
-  // One scenario file per platform in a private temp directory, with absolute paths.
-  std::string dir_template = (std::filesystem::temp_directory_path() / "clearfog-compare-XXXXXX").string();
-  if (::mkdtemp(dir_template.data()) == nullptr) throw Error("cannot create a temporary directory");
-  const std::filesystem::path dir = dir_template;
-  struct RemoveDir {
-    std::filesystem::path dir;
-    ~RemoveDir() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
-
-  // A bad workload or platform file is the user's mistake, not a refused configuration: load them
-  // first so that it surfaces as a ConfigError with its location.
-  config::load_workload(req.workload);
-  std::vector<PlatformState> platforms;
-  std::vector<config::PlatformSpec> specs;
-  for (const auto& file : req.platforms) {
-    std::vector<config::Override> o;
-    if (req.devices) o.push_back({"node.devices", std::to_string(*req.devices)});
-    specs.push_back(config::load_platform(file, o));
-  }
+/// The global batch: the request's, or 4 x the least common multiple of the device counts when
+/// that is an int (a located error otherwise).
+int default_global_batch(const CompareRequest& req, const std::vector<config::PlatformSpec>& specs) {
   // Default global batch: 4 x the least common multiple of the device counts, when it is an int.
   std::int64_t lcm = 1;
   std::vector<int> counts;
@@ -204,64 +182,37 @@ std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
                         fmt::format("the default global batch, 4 x the least common multiple of the device counts "
                                     "{}, is beyond 2^31; give global_batch (or --global-batch)",
                                     fmt::join(counts, ", "))}});
-  const int global_batch = req.global_batch.value_or(static_cast<int>(4 * lcm));
+  return req.global_batch.value_or(static_cast<int>(4 * lcm));
+}
 
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    PlatformState p;
-    auto& r = p.result;
-    r.platform_file = req.platforms[i];
-    r.platform = specs[i].name;
-    r.devices = specs[i].device_count();
-    r.power_W = specs[i].accelerator.power_W * r.devices;
-    r.sram_B = specs[i].accelerator.sram_shared_B;
-    r.sram_Bps = specs[i].accelerator.sram_shared_bandwidth_Bps;
-    r.dram_Bps = specs[i].accelerator.memory_bandwidth_Bps;
-    r.global_batch = global_batch;
-    p.scenario_file = dir / fmt::format("platform{}.yaml", i);
-    if (req.devices) p.device_override.push_back({"platform.node.devices", std::to_string(*req.devices)});
-    std::ofstream f(p.scenario_file);
-    f << "kind: scenario\nname: compare\n"
-      << "platform: " << std::filesystem::absolute(req.platforms[i]).string() << "\n"
-      << "workload: " << std::filesystem::absolute(req.workload).string() << "\n"
-      << "training:\n  global_batch: " << global_batch << "\n  micro_batch: 1\n"
-      << "  precision: " << precision_for(specs[i].accelerator) << "\n"
-      << "collectives:\n  fidelity: " << config::fidelity_name(req.search_fidelity) << "\n";
-    platforms.push_back(std::move(p));
-  }
+/// Platform `i` of the request: its figures, and its scenario file (absolute paths) in `dir`.
+PlatformState platform_state(const CompareRequest& req, const config::PlatformSpec& spec, std::size_t i,
+                             const std::filesystem::path& dir, int global_batch) {
+  PlatformState p;
+  auto& r = p.result;
+  r.platform_file = req.platforms[i];
+  r.platform = spec.name;
+  r.devices = spec.device_count();
+  r.power_W = spec.accelerator.power_W * r.devices;
+  r.sram_B = spec.accelerator.sram_shared_B;
+  r.sram_Bps = spec.accelerator.sram_shared_bandwidth_Bps;
+  r.dram_Bps = spec.accelerator.memory_bandwidth_Bps;
+  r.global_batch = global_batch;
+  p.scenario_file = dir / fmt::format("platform{}.yaml", i);
+  if (req.devices) p.device_override.push_back({"platform.node.devices", std::to_string(*req.devices)});
+  std::ofstream f(p.scenario_file);
+  f << "kind: scenario\nname: compare\n"
+    << "platform: " << std::filesystem::absolute(req.platforms[i]).string() << "\n"
+    << "workload: " << std::filesystem::absolute(req.workload).string() << "\n"
+    << "training:\n  global_batch: " << global_batch << "\n  micro_batch: 1\n"
+    << "  precision: " << precision_for(spec.accelerator) << "\n"
+    << "collectives:\n  fidelity: " << config::fidelity_name(req.search_fidelity) << "\n";
+  return p;
+}
 
-  // Pass 1: every layout at micro-batch 1 (or the fixed one).
-  std::vector<Candidate> candidates;
-  for (std::size_t i = 0; i < platforms.size(); ++i) {
-    const int devices = platforms[i].result.devices;
-    for (int tp : divisors(devices))
-      for (int pp : divisors(devices / tp)) {
-        const Layout l{tp, pp, devices / tp / pp, req.micro_batch.value_or(1)};
-        if (auto s = admit(platforms[i], l)) candidates.push_back({i, l, std::move(*s)});
-      }
-  }
-  spdlog::info("compare: {} candidates at micro-batch {}", candidates.size(), req.micro_batch.value_or(1));
-  record(platforms, candidates, simulate_all(candidates, req.jobs));
-
-  // Pass 2: larger micro-batches for the best layouts (bigger GEMMs, fewer ops; more activations
-  // and, pipelined, fewer micro-batches to fill the bubble).
-  if (!req.micro_batch) {
-    candidates.clear();
-    for (std::size_t i = 0; i < platforms.size(); ++i) {
-      const auto order = ranked(platforms[i]);
-      for (std::size_t k = 0; k < order.size() && k < kRefinedLayouts; ++k) {
-        const Layout base = order[k];
-        const int per_replica = global_batch / base.dp;
-        for (int mb = 2; mb <= std::min(per_replica, kMaxMicroBatch); mb *= 2) {
-          Layout l = base;
-          l.micro_batch = mb;
-          if (auto s = admit(platforms[i], l)) candidates.push_back({i, l, std::move(*s)});
-        }
-      }
-    }
-    spdlog::info("compare: {} candidates with larger micro-batches", candidates.size());
-    record(platforms, candidates, simulate_all(candidates, req.jobs));
-  }
-
+/// Each platform's best layout: the fastest of the search, or, with confirm_at_step, the fastest
+/// of the few best re-simulated at step fidelity.
+void report_best(std::vector<PlatformState>& platforms, const CompareRequest& req) {
   // The fastest few, re-simulated at step fidelity; the fastest of those is reported.
   std::vector<Candidate> finals;
   for (std::size_t i = 0; i < platforms.size(); ++i) {
@@ -301,6 +252,72 @@ std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
     r.fidelity = "step";
     r.search_step_s = p.done.at(finals[k].layout).at("summary").at("step_time_s").get<double>();
   }
+}
+
+}  // namespace
+
+std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
+  // One scenario file per platform in a private temp directory, with absolute paths.
+  std::string dir_template = (std::filesystem::temp_directory_path() / "clearfog-compare-XXXXXX").string();
+  if (::mkdtemp(dir_template.data()) == nullptr) throw Error("cannot create a temporary directory");
+  const std::filesystem::path dir = dir_template;
+  struct RemoveDir {
+    std::filesystem::path dir;
+    ~RemoveDir() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+
+  // A bad workload or platform file is the user's mistake, not a refused configuration: load them
+  // first so that it surfaces as a ConfigError with its location.
+  config::load_workload(req.workload);
+  std::vector<PlatformState> platforms;
+  std::vector<config::PlatformSpec> specs;
+  for (const auto& file : req.platforms) {
+    std::vector<config::Override> o;
+    if (req.devices) o.push_back({"node.devices", std::to_string(*req.devices)});
+    specs.push_back(config::load_platform(file, o));
+  }
+  const int global_batch = default_global_batch(req, specs);
+
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    platforms.push_back(platform_state(req, specs[i], i, dir, global_batch));
+
+  // Pass 1: every layout at micro-batch 1 (or the fixed one).
+  std::vector<Candidate> candidates;
+  for (std::size_t i = 0; i < platforms.size(); ++i) {
+    const int devices = platforms[i].result.devices;
+    for (int tp : divisors(devices))
+      for (int pp : divisors(devices / tp)) {
+        const Layout l{tp, pp, devices / tp / pp, req.micro_batch.value_or(1)};
+        if (auto s = admit(platforms[i], l)) candidates.push_back({i, l, std::move(*s)});
+      }
+  }
+  spdlog::info("compare: {} candidates at micro-batch {}", candidates.size(), req.micro_batch.value_or(1));
+  record(platforms, candidates, simulate_all(candidates, req.jobs));
+
+  // Pass 2: larger micro-batches for the best layouts (bigger GEMMs, fewer ops; more activations
+  // and, pipelined, fewer micro-batches to fill the bubble).
+  if (!req.micro_batch) {
+    candidates.clear();
+    for (std::size_t i = 0; i < platforms.size(); ++i) {
+      const auto order = ranked(platforms[i]);
+      for (std::size_t k = 0; k < order.size() && k < kRefinedLayouts; ++k) {
+        const Layout base = order[k];
+        const int per_replica = global_batch / base.dp;
+        for (int mb = 2; mb <= std::min(per_replica, kMaxMicroBatch); mb *= 2) {
+          Layout l = base;
+          l.micro_batch = mb;
+          if (auto s = admit(platforms[i], l)) candidates.push_back({i, l, std::move(*s)});
+        }
+      }
+    }
+    spdlog::info("compare: {} candidates with larger micro-batches", candidates.size());
+    record(platforms, candidates, simulate_all(candidates, req.jobs));
+  }
+
+  report_best(platforms, req);
 
   std::vector<PlatformResult> results;
   for (auto& p : platforms) {
