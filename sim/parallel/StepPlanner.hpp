@@ -18,6 +18,7 @@
 #include "collectives/TagAllocator.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "kernels/Kernel.hpp"
+#include "kernels/ScaledCostModel.hpp"
 #include "parallel/BlockCosts.hpp"
 #include "parallel/DeviceGrid.hpp"
 #include "parallel/GroupCollectives.hpp"
@@ -94,6 +95,8 @@ private:
   static void add_times(std::vector<double>& into, const std::vector<double>& more, double scale = 1);
   void receive(int stage, int d, int direction, int from_chunk, int mb, const std::string& name);
   void send(int stage, int d, int direction, int chunk, int to_chunk, int mb, const std::string& name);
+  /// Host time the devices of the stage wait for before a pass (FrameworkProfile::host_per_micro_batch_s).
+  void host_wait(const std::string& name);
   template <typename Ops>
   void unit(int stage, double device_params, const std::string& name, const Ops& ops);
   void record_gradients(std::size_t block, int mb, int unit);
@@ -117,6 +120,7 @@ private:
   const config::ScenarioSpec& scenario_;
   const GroupCollectives& collectives_;
   PlanOptions options_;
+  kernels::ScaledCostModel stack_costs_;  // the caller's prices times the framework's kernel-time factor
   workload::ModelDescription model_;
   BlockCosts costs_;
   const kernels::KernelCostModel& cost_model_;
