@@ -268,14 +268,14 @@ void check_interference(const ConfigDocument& doc, std::vector<Diagnostic>& out)
   const ConfigValue* compute_units = accelerator ? accelerator->find("compute_units") : nullptr;
   if (units && !units->is_derived() && compute_units && !compute_units->is_derived() &&
       units->as_integer() >= compute_units->as_integer())
-    report(doc, "collectives.interference.units",
-           fmt::format("must be below the accelerator's compute_units ({}), got {}", compute_units->as_integer(),
-                       units->as_integer()),
-           out);
+    report_at(*units,
+              fmt::format("must be below the accelerator's compute_units ({}), got {}", compute_units->as_integer(),
+                          units->as_integer()),
+              out);
   const ConfigValue* share = doc.find("collectives.interference.memory_share");
   if (share && !share->is_derived() && !(share->numeric() < 1))
-    report(doc, "collectives.interference.memory_share",
-           fmt::format("must be >= 0 and < 1 (a share of the memory bandwidth), got {}", share->numeric()), out);
+    report_at(*share, fmt::format("must be >= 0 and < 1 (a share of the memory bandwidth), got {}", share->numeric()),
+              out);
 }
 
 }  // namespace

@@ -364,14 +364,16 @@ void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Categ
   }
 }
 
-void StepPlanner::compute(Category category, const std::string& name, const std::vector<double>& seconds) {
+void StepPlanner::compute(Category category, const std::string& name, const std::vector<double>& seconds,
+                          bool wait_for_gathers) {
   for (int d = 0; d < dp_; ++d) {
     auto& after = last_[d];
     std::vector<OpIndex> ops(members_[d].size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
       std::vector<OpIndex> dep;
       if (!after.empty()) dep.push_back(after[i]);
-      if (const auto gathered = gathers_->take(members_[d][i])) dep.push_back(*gathered);
+      const auto gathered = wait_for_gathers ? gathers_->take(members_[d][i]) : std::nullopt;
+      if (gathered) dep.push_back(*gathered);
       ops[i] = step_.plan.ranks[members_[d][i]].add_compute(Stream::Compute, category, name, seconds[d], dep);
     }
     after = ops;

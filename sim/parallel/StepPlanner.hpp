@@ -86,7 +86,10 @@ private:
   /// ranks differ) and the collectives between them.
   void run_segments(const std::vector<PricedSegment>& segments, program::Category category,
                     const std::string& prefix, double extra_s);
-  void compute(program::Category category, const std::string& name, const std::vector<double>& seconds);
+  /// One compute op per member of every replica after its latest op (and, unless told otherwise,
+  /// after the ZeRO-3 gather its unit waits for).
+  void compute(program::Category category, const std::string& name, const std::vector<double>& seconds,
+               bool wait_for_gathers = true);
   void collectives(const std::vector<workload::CommPoint>& points, const std::string& name);
   void tensor_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
   void expert_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);

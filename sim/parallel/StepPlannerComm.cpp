@@ -170,17 +170,8 @@ void StepPlanner::host_wait(const std::string& name) {
   const double host_s = scenario_.framework.host_per_micro_batch_s;
   if (host_s <= 0) return;
   // The host prepares the pass (Python, kernel launches, the data-loader's share): the devices
-  // of the stage idle for it, on the compute stream.
-  for (int d = 0; d < dp_; ++d) {
-    auto& after = last_[d];
-    std::vector<OpIndex> ops(members_[d].size());
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      std::vector<OpIndex> dep;
-      if (!after.empty()) dep.push_back(after[i]);
-      ops[i] = step_.plan.ranks[members_[d][i]].add_compute(Stream::Compute, Category::Forward, name, host_s, dep);
-    }
-    after = ops;
-  }
+  // of the stage idle for it, on the compute stream, before any parameter gather is waited for.
+  compute(Category::Forward, name, std::vector<double>(static_cast<std::size_t>(dp_), host_s), false);
 }
 
 }  // namespace clearfog::parallel::detail
