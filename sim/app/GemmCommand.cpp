@@ -93,7 +93,15 @@ int run_gemm(const Options& o) {
   const std::string header = fmt::format("GEMM {} x {} x {} (batch {}), {} on {}", o.m, o.n, o.k, o.batch, o.dtype,
                                          acc.name);
 
-  if (const auto bits = kernels::parse_bit_widths(o.dtype)) {
+  // Integer types take the low-precision model's kernel selection, as wXaY does: on a SIMD part
+  // int8 runs at what its int8 kernels reach, not at the multiplier's peak.
+  auto bits = kernels::parse_bit_widths(o.dtype);
+  if (const auto integer = kernels::integer_bit_widths(o.dtype)) {
+    if (o.dtype == "int8" && !acc.supports(DType::int8)) no_peak(o, acc, "int8");
+    if (o.dtype == "int4" && !(acc.int4_peak_ops > 0) && acc.simd_width_bits <= 0) no_peak(o, acc, "int4");
+    bits = integer;
+  }
+  if (bits) {
     const kernels::LowPrecisionGemmModel model(acc);
     const auto est = model.estimate(shape, *bits);
     const auto& best = est.chosen();
@@ -131,16 +139,10 @@ int run_gemm(const Options& o) {
   }
 
   const kernels::BlockedGemmModel model(acc);
-  kernels::GemmArithmetic arithmetic;
-  if (o.dtype == "int4") {
-    if (!(acc.int4_peak_ops > 0)) no_peak(o, acc, "int4");
-    arithmetic = kernels::GemmArithmetic{"int4", acc.int4_peak_ops, 0.5};
-  } else {
-    const auto dtype = parse_dtype(o.dtype);
-    if (!dtype) bad_dtype(o.dtype);
-    if (!acc.supports(*dtype)) no_peak(o, acc, o.dtype);
-    arithmetic = model.arithmetic_of(*dtype);
-  }
+  const auto dtype = parse_dtype(o.dtype);
+  if (!dtype) bad_dtype(o.dtype);
+  if (!acc.supports(*dtype)) no_peak(o, acc, o.dtype);
+  const kernels::GemmArithmetic arithmetic = model.arithmetic_of(*dtype);
   const auto est = model.estimate(shape, arithmetic);
   if (o.format == "json") {
     auto out = gemm_json(est, arithmetic.peak_ops);

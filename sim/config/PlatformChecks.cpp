@@ -261,6 +261,23 @@ void check_fabric(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   }
 }
 
+/// A collective cannot occupy every compute unit, nor all of the memory bandwidth.
+void check_interference(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const ConfigValue* units = doc.find("collectives.interference.units");
+  const ConfigDocument* accelerator = doc.child("accelerator");
+  const ConfigValue* compute_units = accelerator ? accelerator->find("compute_units") : nullptr;
+  if (units && !units->is_derived() && compute_units && !compute_units->is_derived() &&
+      units->as_integer() >= compute_units->as_integer())
+    report_at(*units,
+              fmt::format("must be below the accelerator's compute_units ({}), got {}", compute_units->as_integer(),
+                          units->as_integer()),
+              out);
+  const ConfigValue* share = doc.find("collectives.interference.memory_share");
+  if (share && !share->is_derived() && !(share->numeric() < 1))
+    report_at(*share, fmt::format("must be >= 0 and < 1 (a share of the memory bandwidth), got {}", share->numeric()),
+              out);
+}
+
 }  // namespace
 
 /// Every element of gemm.tiles is a tile "MxN"; at least one is given.
@@ -288,6 +305,7 @@ void check_platform(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_conditions(doc, out);
   check_node(doc, out);
   check_fabric(doc, out);
+  check_interference(doc, out);
 }
 
 }  // namespace clearfog::config

@@ -350,6 +350,24 @@ KeyTable make_platform_table() {
            .description = "GPU generation whose tables NCCL's tuner uses (algorithm: nccl): volta, ampere "
                           "or hopper (compute capability 7.x, 8.x, 9.x). Other accelerators get the model "
                           "with Ampere's tables."},
+          {.path = "collectives.interference.units",
+           .type = KeyType::Integer,
+           .presence = Presence::Defaulted,
+           .default_text = "0",
+           .constraint = Constraint::NonNegative,
+           .counts = "compute units",
+           .description = "Compute units (SMs) a running collective's kernels occupy on each member (NCCL: one "
+                          "thread block per channel). Compute overlapping a collective on the same device runs "
+                          "U/(U - units) times slower; must be below the accelerator's compute_units "
+                          "(docs/frameworks.md)."},
+          {.path = "collectives.interference.memory_share",
+           .type = KeyType::Number,
+           .presence = Presence::Defaulted,
+           .default_text = "0",
+           .constraint = Constraint::NonNegative,
+           .description = "Share of the accelerator's memory bandwidth a running collective's traffic takes, "
+                          "below 1: memory-bound compute overlapping it runs 1/(1 - share) times slower. The "
+                          "larger of the two factors applies (docs/frameworks.md)."},
           {.path = "collectives.source",
            .presence = Presence::Defaulted,
            .default_text = "",

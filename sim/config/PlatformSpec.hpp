@@ -178,6 +178,21 @@ struct CollectiveCalibration {
   double chunk_B = 0;                 // pipelining chunk of ring steps; 0 = no chunking
   GpuArch arch = GpuArch::Ampere;     // collectives.nccl.arch
   std::string source;                 // measurement the figures come from
+  /// collectives.interference.*: what a running collective takes from the compute it overlaps
+  /// (docs/frameworks.md, "Compute-communication interference").
+  int interference_units = 0;            // compute units (SMs) the collective's kernels hold
+  double interference_memory_share = 0;  // share of the memory bandwidth its traffic takes, [0, 1)
+
+  /// Factor on the time of compute that runs while a collective is in flight on the same device:
+  /// the larger of U/(U - units) (kernels bound by the compute units) and 1/(1 - share) (kernels
+  /// bound by memory). Exactly 1 when neither is given.
+  [[nodiscard]] double compute_slowdown(int compute_units) const {
+    const double units = compute_units > interference_units
+                             ? static_cast<double>(compute_units) / (compute_units - interference_units)
+                             : 1.0;
+    const double memory = interference_memory_share < 1 ? 1.0 / (1.0 - interference_memory_share) : 1.0;
+    return units > memory ? units : memory;
+  }
 
   /// Protocol `p` for a collective inside one node or across nodes; nullopt where the platform
   /// does not say what it costs (Simple always has figures).

@@ -1,6 +1,7 @@
 // Every key of a scenario file, declared once.
 #include <fmt/format.h>
 
+#include "config/FrameworkRegistry.hpp"
 #include "config/KeyTableParts.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "core/DType.hpp"
@@ -50,6 +51,15 @@ KeyTable make_scenario_table() {
            .type = KeyType::Reference,
            .referenced_kind = DocumentKind::Workload,
            .description = "The model."},
+          {.path = "framework",
+           .type = KeyType::Enum,
+           .choices = framework_names(),
+           .presence = Presence::Defaulted,
+           .default_text = std::string(kDefaultFramework),
+           .description = "The software stack (docs/frameworks.md): its kernel fusions, pipeline exchanges "
+                          "(blocking or asynchronous), DDP flavour, gradient-accumulation fusion, optimizer "
+                          "passes and host time. training.overlap_grad_reduce, grad_accumulation_fusion and "
+                          "attention default to the profile's and override it when given."},
           {.path = "training.global_batch",
            .type = KeyType::Integer,
            .constraint = Constraint::AtLeastOne,
@@ -83,16 +93,16 @@ KeyTable make_scenario_table() {
            .description = "Gradient bucket of data-parallel all-reduce (PyTorch DDP default)."},
           {.path = "training.overlap_grad_reduce",
            .type = KeyType::Bool,
-           .presence = Presence::Defaulted,
-           .default_text = "true",
+           .presence = Presence::Derived,
+           .default_text = "the framework's DDP: true for torch, false for local",
            .description = "Reduce each data-parallel gradient bucket as soon as the last micro-batch's backward has "
                           "produced it, overlapped with the rest of the backward (PyTorch DDP; Megatron-core "
                           "--overlap-grad-reduce). false: every bucket waits for the end of the backward (pipeline "
                           "flush), as Megatron-LM did in 2021 (SC21)."},
           {.path = "training.grad_accumulation_fusion",
            .type = KeyType::Bool,
-           .presence = Presence::Defaulted,
-           .default_text = "true",
+           .presence = Presence::Derived,
+           .default_text = "the framework's",
            .description = "Weight-gradient GEMMs accumulate straight into the gradient buffer (C += A.B; Megatron "
                           "--gradient-accumulation-fusion). false: every micro-batch after the first adds its weight "
                           "gradients to the accumulated ones with separate memory-bound kernels (PyTorch autograd: "
@@ -108,9 +118,9 @@ KeyTable make_scenario_table() {
           {.path = "training.attention",
            .type = KeyType::Enum,
            .choices = names(kAllAttentions, attention_name),
-           .presence = Presence::Defaulted,
-           .default_text = std::string(attention_name(Attention::Unfused)),
-           .description = "Attention kernels. unfused (the default, which the Megatron-era validations were run "
+           .presence = Presence::Derived,
+           .default_text = "the framework's (unfused for megatron-2022)",
+           .description = "Attention kernels. unfused (which the Megatron-era validations were run "
                           "with): QK^T, softmax, dropout and PV as separate kernels that move the b*a*s^2 scores "
                           "through memory; fused: one FlashAttention-2-style kernel per pass (Dao 2022, 2023) with "
                           "no s^2 traffic and no s^2 activations (it keeps a logsumexp per row and recomputes the "

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/CollectiveSpec.hpp"
+#include "config/FrameworkProfile.hpp"
 #include "config/PlatformSpec.hpp"
 #include "config/WorkloadSpec.hpp"
 #include "core/DType.hpp"
@@ -211,6 +212,10 @@ struct ScenarioSpec {
   CollectivesSpec collectives;
   MoeSpec moe;
   Granularity granularity = Granularity::Auto;
+  /// The software stack (`framework:`); its DDP flavour, gradient-accumulation fusion and attention
+  /// agree with `training` (the scenario's keys win over the profile's). A default-built profile
+  /// is megatron-2022's behaviour.
+  FrameworkProfile framework;
 
   /// Micro-batches each replica runs per iteration (gradient accumulation steps).
   [[nodiscard]] int micro_batches_per_replica() const {

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "config/FrameworkRegistry.hpp"
 #include "config/RoutingTrace.hpp"
 #include "config/WorkloadTypeSchema.hpp"
 
@@ -165,6 +166,8 @@ CollectiveCalibration build_collectives(const ConfigDocument& document) {
   c.chunk_B = document.get_number("collectives.chunk");
   c.arch = enum_value<GpuArch>(document, "collectives.nccl.arch", parse_gpu_arch);
   c.source = document.get_string("collectives.source");
+  c.interference_units = document.get_int("collectives.interference.units");
+  c.interference_memory_share = document.get_number("collectives.interference.memory_share");
   return c;
 }
 
@@ -224,13 +227,24 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.training.precision = enum_value<DType>(document, "training.precision", parse_dtype);
   spec.training.optimizer = enum_value<Optimizer>(document, "training.optimizer", parse_optimizer);
   spec.training.bucket_size_B = document.get_number("training.bucket_size");
-  spec.training.overlap_grad_reduce = document.get_bool("training.overlap_grad_reduce");
-  spec.training.grad_accumulation_fusion = document.get_bool("training.grad_accumulation_fusion");
+  spec.framework = framework_profile(document.get_string("framework"));
+  spec.training.overlap_grad_reduce = document.at("training.overlap_grad_reduce").is_derived()
+                                          ? spec.framework.ddp == DdpFlavour::Torch
+                                          : document.get_bool("training.overlap_grad_reduce");
+  spec.training.grad_accumulation_fusion = document.at("training.grad_accumulation_fusion").is_derived()
+                                               ? spec.framework.grad_accumulation_fusion
+                                               : document.get_bool("training.grad_accumulation_fusion");
   spec.parallelism.dp = document.get_int("parallelism.dp");
   spec.parallelism.tp = document.get_int("parallelism.tp");
   spec.parallelism.pp = document.get_int("parallelism.pp");
   spec.training.recompute = enum_value<Recompute>(document, "training.recompute", parse_recompute);
-  spec.training.attention = enum_value<Attention>(document, "training.attention", parse_attention);
+  spec.training.attention = document.at("training.attention").is_derived()
+                               ? (spec.framework.fusions.attention ? Attention::Fused : Attention::Unfused)
+                               : enum_value<Attention>(document, "training.attention", parse_attention);
+  // The scenario's keys win: the profile the planner reads says what runs.
+  spec.framework.ddp = spec.training.overlap_grad_reduce ? DdpFlavour::Torch : DdpFlavour::Local;
+  spec.framework.grad_accumulation_fusion = spec.training.grad_accumulation_fusion;
+  spec.framework.fusions.attention = spec.training.attention == Attention::Fused;
   spec.parallelism.sequence_parallel = document.get_bool("parallelism.sequence_parallel");
   spec.parallelism.virtual_stages = document.get_int("parallelism.virtual_stages");
   spec.parallelism.schedule = document.get_string("parallelism.schedule");

@@ -6,6 +6,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -27,6 +28,13 @@ constexpr auto kProgressPeriod = std::chrono::seconds(5);
 ActivityReplay* g_current = nullptr;
 
 double now() { return sg4::Engine::get_clock(); }
+
+/// An exchange that moves data off the compute stream (a collective's step, a send) and so takes
+/// compute units and memory bandwidth from the compute beside it; a receive posted ahead does not.
+bool interferes(const program::RankProgram& program, OpIndex op) {
+  return program.kind(op) == OpKind::Exchange && program.stream(op) != program::Stream::Compute &&
+         program.sends_end(op) > program.transfer_begin(op);
+}
 
 }  // namespace
 
@@ -106,10 +114,20 @@ void ActivityReplay::try_start(std::uint32_t s, std::uint32_t op) {
 
 void ActivityReplay::begin(std::uint32_t s, std::uint32_t op) {
   Slot& slot = slots_[s];
+  const bool compute = slot.program->kind(op) == OpKind::Compute;
   const double seconds = slot.program->seconds(op);
+  if (interferes(*slot.program, op)) change_comms(s, +1);
   slot.timings[op].start_s = now();
+  // Interference: compute runs slower while a collective is under way beside it (factor 1: the
+  // plain timer below, so that times stay exactly what they were).
+  if (compute && seconds > 0 && plan_.compute_slowdown_under_comm != 1.0 &&
+      slot.program->stream(op) == program::Stream::Compute) {
+    slot.running = {op, seconds, now(), nullptr};
+    time_running_compute(s);
+    return;
+  }
   // Compute ops never share a device's compute stream, so a timer is exact where an Exec would be.
-  if (slot.program->kind(op) == OpKind::Compute) {
+  if (compute) {
     if (seconds > 0)
       simgrid::kernel::timer::Timer::set(now() + seconds, [this, s, op] {
         if (stopped_) return;
@@ -128,6 +146,32 @@ void ActivityReplay::begin(std::uint32_t s, std::uint32_t op) {
     });
   else
     post(s, op);
+}
+
+void ActivityReplay::time_running_compute(std::uint32_t s) {
+  Slot& slot = slots_[s];
+  const double factor = slot.comms_in_flight > 0 ? plan_.compute_slowdown_under_comm : 1.0;
+  const std::uint32_t op = slot.running.op;
+  slot.running.timer = simgrid::kernel::timer::Timer::set(now() + slot.running.remaining_s * factor, [this, s, op] {
+    slots_[s].running = Slot::Running{};
+    if (stopped_) return;
+    finished_.emplace_back(s, op);
+    drain();
+  });
+}
+
+void ActivityReplay::change_comms(std::uint32_t s, int delta) {
+  Slot& slot = slots_[s];
+  const bool was_busy = slot.comms_in_flight > 0;
+  slot.comms_in_flight = static_cast<std::uint32_t>(static_cast<int>(slot.comms_in_flight) + delta);
+  if (was_busy == (slot.comms_in_flight > 0) || slot.running.op == kNone) return;
+  // The work done so far at the old rate, the rest at the new one.
+  auto& r = slot.running;
+  const double factor = was_busy ? plan_.compute_slowdown_under_comm : 1.0;
+  r.remaining_s = std::max(0.0, r.remaining_s - (now() - r.since_s) / factor);
+  r.since_s = now();
+  r.timer->remove();
+  time_running_compute(s);
 }
 
 /// An exchange posts all its transfers; each starts as soon as its other end is posted too.
@@ -214,6 +258,7 @@ void ActivityReplay::complete(std::uint32_t s, std::uint32_t op) {
   slot.timings[op].end_s = now();
   if ((++ops_done_ & 0xfff) == 0) check_clock();
   const auto stream = slot.program->stream(op);
+  if (interferes(*slot.program, op)) change_comms(s, -1);
   std::uint32_t next = op + 1;
   while (next < slot.program->size() && slot.program->stream(next) != stream) ++next;
   slot.head[static_cast<int>(stream)] = next < slot.program->size() ? next : kNone;

@@ -9,11 +9,13 @@
 // isomorphic ranks (symmetric replay, engine/Symmetry.hpp). A transfer to rank z goes to the host
 // `receiver_host[z]` and completes the slot `slot_of_rank[z]`, at the transfer index the plan's
 // MessageIndex gives; isomorphic ranks have identical layouts, so that index is valid in the slot.
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u/Comm.hpp>
 
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "engine/ReplayOptions.hpp"
@@ -72,6 +74,14 @@ private:
     std::vector<Posting> posted;  // per transfer (used at sends)
     std::array<std::uint32_t, program::kStreamCount> head{};  // op each stream runs or waits to run
     std::vector<OpTiming> timings;
+    std::uint32_t comms_in_flight = 0;  // sending exchanges of the other streams under way (interference)
+    /// The compute op under way while the plan has interference: its work left, in seconds at full
+    /// speed, since `since_s`, and the timer of its end at the present rate.
+    struct Running {
+      std::uint32_t op = std::numeric_limits<std::uint32_t>::max();
+      double remaining_s = 0, since_s = 0;
+      simgrid::kernel::timer::Timer* timer = nullptr;
+    } running;
   };
   struct Flow {
     std::uint32_t send_slot = 0, send_op = 0, recv_slot = 0, recv_op = 0;
@@ -81,6 +91,10 @@ private:
   void start_streams();
   void try_start(std::uint32_t s, std::uint32_t op);
   void begin(std::uint32_t s, std::uint32_t op);
+  /// Interference: a compute op at the rate the slot's collectives leave it, and the change of that
+  /// rate when the first starts or the last ends (docs/frameworks.md).
+  void time_running_compute(std::uint32_t s);
+  void change_comms(std::uint32_t s, int delta);
   void post(std::uint32_t s, std::uint32_t op);
   void start_flow(std::uint32_t s, std::uint32_t transfer, const Posting& ends);
   void transfer_done(std::uint32_t s, std::uint32_t op);

@@ -49,6 +49,12 @@ double macs_of(const GemmShape& s) {
 
 }  // namespace
 
+std::optional<BitWidths> integer_bit_widths(std::string_view dtype) {
+  if (dtype == "int8") return BitWidths{kInt8Bits, kInt8Bits};
+  if (dtype == "int4") return BitWidths{kInt4Bits, kInt4Bits};
+  return std::nullopt;
+}
+
 std::string_view low_precision_method_name(LowPrecisionMethod method) {
   switch (method) {
     case LowPrecisionMethod::NativeInt4: return "native int4";
@@ -147,9 +153,8 @@ std::vector<LowPrecisionCandidate> LowPrecisionGemmModel::simd(const GemmShape& 
 }
 
 LowPrecisionEstimate LowPrecisionGemmModel::estimate(const GemmShape& shape, BitWidths bits) const {
-  if (bits.weight < 1 || bits.weight > kMaxLowPrecisionBits || bits.activation < 1 ||
-      bits.activation > kMaxLowPrecisionBits)
-    throw Error(fmt::format("LowPrecisionGemmModel: bit widths must be 1..{}, got {}", kMaxLowPrecisionBits,
+  if (bits.weight < 1 || bits.weight > kInt8Bits || bits.activation < 1 || bits.activation > kInt8Bits)
+    throw Error(fmt::format("LowPrecisionGemmModel: bit widths must be 1..{}, got {}", kInt8Bits,
                             bit_widths_name(bits)));
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0)
     throw Error(fmt::format("LowPrecisionGemmModel: m, n, k and batch must be > 0, got m={} n={} k={} batch={}",

@@ -49,11 +49,17 @@ struct LowPrecisionEstimate {
   [[nodiscard]] const LowPrecisionCandidate* find(LowPrecisionMethod method) const;
 };
 
+/// The integer GEMM types as bit widths, int8 -> w8a8 and int4 -> w4a4; nullopt for any other
+/// name. `clearfog gemm --dtype int8` and the wXaY comparison thereby pick among the same
+/// implementations (the fastest the accelerator has: its matrix units, or on SIMD parts the int8
+/// kernels whose instruction mixes this model counts, not the multiplier's peak).
+std::optional<BitWidths> integer_bit_widths(std::string_view dtype);
+
 class LowPrecisionGemmModel {
 public:
   explicit LowPrecisionGemmModel(const config::AcceleratorSpec& accelerator);
-  /// clearfog::Error when the accelerator can run none of the methods (a SIMD part without an int8
-  /// peak, a matrix part without any type wide enough).
+  /// Bit widths 1 to 8 (8: plain int8). clearfog::Error when the accelerator can run none of the
+  /// methods (a SIMD part without an int8 peak, a matrix part without any type wide enough).
   [[nodiscard]] LowPrecisionEstimate estimate(const GemmShape& shape, BitWidths bits) const;
   /// Bits per cycle of one unit's SIMD multiply datapath, from its int8 peak: one 8-bit product per
   /// 8 bits (64 on a Cortex-A72). 0 for matrix units.

@@ -49,9 +49,10 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
     : scenario_(scenario),
       collectives_(collectives),
       options_(options),
+      stack_costs_(costs, scenario.framework.kernel_time_factor),
       model_(workload::describe(scenario)),
-      costs_(model_, costs),
-      cost_model_(costs),
+      costs_(model_, stack_costs_),
+      cost_model_(stack_costs_),
       tp_(scenario.parallelism.tp),
       pp_(scenario.parallelism.pp),
       dp_(scenario.parallelism.dp),
@@ -79,6 +80,8 @@ StepPlan StepPlanner::plan() {
   step_.ideal_bubble = pp_ > 1 ? schedule::ideal_bubble_fraction(schedule_, shape_, ideal_pass_times()) : 0.0;
   step_.p2p_bytes = pp_ > 1 ? p2p_bytes(0) : 0.0;
   step_.plan.ranks.resize(static_cast<std::size_t>(std::max(grid_.size(), collectives_.endpoints)));
+  step_.plan.compute_slowdown_under_comm =
+      scenario_.platform.collectives.compute_slowdown(scenario_.platform.accelerator.compute_units);
   step_.stage_of_rank.assign(static_cast<std::size_t>(grid_.size()), 0);
   // Point-to-point tags: one per (direction, source chunk, micro-batch, replica, tensor rank).
   p2p_base_ = tags_.allocate(2ull * static_cast<std::uint64_t>(chunks_) * m_ * dp_ * tp_);
@@ -180,14 +183,15 @@ void StepPlanner::price_stages() {
   int slowest = 0;
   for (int s = 0; s < pp_; ++s) {
     const auto kernel =
-        workload::TransformerModel::optimizer_step(stage_parameters_[s], adam, training.precision, update_dtype);
+        workload::TransformerModel::optimizer_step(stage_parameters_[s], adam, training.precision, update_dtype,
+                                                   scenario_.framework.optimizer);
     optimizer_s_[s] = cost_model_.cost(kernel).time_s;
     if (optimizer_s_[s] > optimizer_s_[slowest]) slowest = s;
   }
   step_.optimizer_s = optimizer_s_[slowest];
   step_.price(cost_model_,
               {workload::TransformerModel::optimizer_step(stage_parameters_[slowest], adam, training.precision,
-                                                          update_dtype)},
+                                                          update_dtype, scenario_.framework.optimizer)},
               "optimizer", 1);
 }
 
@@ -250,6 +254,7 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
   const std::string prefix = fmt::format("mb{}.c{}", mb, k);
   if (k > 0)
     for (int d = 0; d < dp_; ++d) receive(s, d, 0, k - 1, mb, prefix + ".recv_act");
+  host_wait(prefix + ".host");
   const auto& range = chunk_blocks_[k];
   for (std::size_t b = range.begin; b < range.end;) {
     if (options_.fuse_chunk_layers && model_.blocks[b].checkpointable) {
@@ -411,14 +416,16 @@ void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Categ
   }
 }
 
-void StepPlanner::compute(Category category, const std::string& name, const std::vector<double>& seconds) {
+void StepPlanner::compute(Category category, const std::string& name, const std::vector<double>& seconds,
+                          bool wait_for_gathers) {
   for (int d = 0; d < dp_; ++d) {
     auto& after = last_[d];
     std::vector<OpIndex> ops(members_[d].size());
     for (std::size_t i = 0; i < ops.size(); ++i) {
       std::vector<OpIndex> dep;
       if (!after.empty()) dep.push_back(after[i]);
-      if (const auto gathered = gathers_->take(members_[d][i])) dep.push_back(*gathered);
+      const auto gathered = wait_for_gathers ? gathers_->take(members_[d][i]) : std::nullopt;
+      if (gathered) dep.push_back(*gathered);
       ops[i] = step_.plan.ranks[members_[d][i]].add_compute(Stream::Compute, category, name, seconds[d], dep);
     }
     after = ops;

@@ -18,6 +18,7 @@
 #include "collectives/TagAllocator.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "kernels/Kernel.hpp"
+#include "kernels/ScaledCostModel.hpp"
 #include "parallel/BlockCosts.hpp"
 #include "parallel/DeviceGrid.hpp"
 #include "parallel/GroupCollectives.hpp"
@@ -94,7 +95,10 @@ private:
   /// ranks differ) and the collectives between them.
   void run_segments(const std::vector<PricedSegment>& segments, program::Category category,
                     const std::string& prefix, double extra_s, BackwardPart part = BackwardPart::Whole);
-  void compute(program::Category category, const std::string& name, const std::vector<double>& seconds);
+  /// One compute op per member of every replica after its latest op (and, unless told otherwise,
+  /// after the ZeRO-3 gather its unit waits for).
+  void compute(program::Category category, const std::string& name, const std::vector<double>& seconds,
+               bool wait_for_gathers = true);
   void collectives(const std::vector<workload::CommPoint>& points, const std::string& name);
   void tensor_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
   void expert_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
@@ -105,6 +109,8 @@ private:
   static void add_times(std::vector<double>& into, const std::vector<double>& more, double scale = 1);
   void receive(int stage, int d, int direction, int from_chunk, int mb, const std::string& name);
   void send(int stage, int d, int direction, int chunk, int to_chunk, int mb, const std::string& name);
+  /// Host time the devices of the stage wait for before a pass (FrameworkProfile::host_per_micro_batch_s).
+  void host_wait(const std::string& name);
   template <typename Ops>
   void unit(int stage, double device_params, const std::string& name, const Ops& ops);
   void record_gradients(std::size_t block, int mb, int unit);
@@ -128,6 +134,7 @@ private:
   const config::ScenarioSpec& scenario_;
   const GroupCollectives& collectives_;
   PlanOptions options_;
+  kernels::ScaledCostModel stack_costs_;  // the caller's prices times the framework's kernel-time factor
   workload::ModelDescription model_;
   BlockCosts costs_;
   const kernels::KernelCostModel& cost_model_;

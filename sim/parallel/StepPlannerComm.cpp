@@ -129,9 +129,13 @@ void StepPlanner::receive(int s, int d, int direction, int from_chunk, int mb, c
   for (std::size_t i = 0; i < members_[d].size(); ++i) {
     const int t = static_cast<int>(i);
     const int src = grid_.rank(d, stage_of_chunk(from_chunk), t);
-    last_[d][i] = step_.plan.ranks[members_[d][i]].add_exchange(
-        Stream::Compute, Category::PipelineComm, name, {},
-        {program::Transfer{src, bytes, p2p_tag(direction, from_chunk, mb, d, t)}});
+    const program::Transfer recv{src, bytes, p2p_tag(direction, from_chunk, mb, d, t)};
+    // Blocking p2p: receives are posted ahead on the p2p stream (the sender's compute stream waits
+    // for its transfer, so the receive must not wait behind compute); the pass waits for its data
+    // through the dependency on last_. Otherwise the receive heads the pass on the compute stream.
+    const Stream stream = scenario_.framework.p2p == config::P2pMode::Blocking ? Stream::P2p : Stream::Compute;
+    last_[d][i] =
+        step_.plan.ranks[members_[d][i]].add_exchange(stream, Category::PipelineComm, name, {}, {recv});
   }
   const auto& block = model_.blocks[chunk_blocks_[boundary].end - 1];
   if (tp_ == 1 || !block.output_replicated || !scenario_.parallelism.scatter_gather) return;
@@ -151,10 +155,23 @@ void StepPlanner::send(int s, int d, int direction, int k, int to_chunk, int mb,
   for (std::size_t i = 0; i < members_[d].size(); ++i) {
     const int t = static_cast<int>(i);
     const int dst = grid_.rank(d, stage_of_chunk(to_chunk), t);
-    step_.plan.ranks[members_[d][i]].add_exchange(Stream::Comm, Category::PipelineComm, name,
-                                                  {program::Transfer{dst, bytes, p2p_tag(direction, k, mb, d, t)}}, {},
-                                                  {last_[d][i]});
+    const program::Transfer transfer{dst, bytes, p2p_tag(direction, k, mb, d, t)};
+    // async: the pipeline's own communicator; async-shared: behind the gradient reductions;
+    // blocking (Megatron 2021's torch.cuda.synchronize()): on the compute stream, which waits for it.
+    const config::P2pMode mode = scenario_.framework.p2p;
+    const Stream stream = mode == config::P2pMode::Async         ? Stream::P2p
+                          : mode == config::P2pMode::AsyncShared ? Stream::Comm
+                                                                 : Stream::Compute;
+    step_.plan.ranks[members_[d][i]].add_exchange(stream, Category::PipelineComm, name, {transfer}, {}, {last_[d][i]});
   }
+}
+
+void StepPlanner::host_wait(const std::string& name) {
+  const double host_s = scenario_.framework.host_per_micro_batch_s;
+  if (host_s <= 0) return;
+  // The host prepares the pass (Python, kernel launches, the data-loader's share): the devices
+  // of the stage idle for it, on the compute stream, before any parameter gather is waited for.
+  compute(Category::Forward, name, std::vector<double>(static_cast<std::size_t>(dp_), host_s), false);
 }
 
 }  // namespace clearfog::parallel::detail

@@ -146,6 +146,9 @@ void StepPlanner::optimizer_steps() {
         const int r = grid_.rank(d, s, t);
         opt[r] = step_.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "optimizer", optimizer_s_[s],
                                                  synced_[r]);
+        // Once per iteration the host loads the next batch and logs (FrameworkProfile::host_per_iteration_s).
+        if (const double host_s = scenario_.framework.host_per_iteration_s; host_s > 0)
+          step_.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "host.iteration", host_s, {opt[r]});
       }
       if (!gather_updated) continue;
       for (const auto& [group, expert] : reduction_groups(s, t)) {

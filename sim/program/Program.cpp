@@ -14,6 +14,7 @@ std::string_view stream_name(Stream s) {
     case Stream::Compute: return "compute";
     case Stream::Comm: return "comm";
     case Stream::Gather: return "gather";
+    case Stream::P2p: return "p2p";
   }
   return "?";
 }

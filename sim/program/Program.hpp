@@ -33,8 +33,9 @@ using OpIndex = std::uint32_t;
 
 /// Gather: ZeRO-3 / FSDP parameter all-gathers, on their own stream (FSDP's all-gather stream) so
 /// that they neither wait behind nor hold up the gradient reductions of Comm.
-enum class Stream : std::uint8_t { Compute, Comm, Gather };
-inline constexpr int kStreamCount = 3;
+/// P2p: pipeline sends of frameworks that give them a communicator of their own (P2pMode::Async).
+enum class Stream : std::uint8_t { Compute, Comm, Gather, P2p };
+inline constexpr int kStreamCount = 4;
 
 enum class OpKind : std::uint8_t { Compute, Exchange };
 
@@ -245,6 +246,9 @@ struct RankSymmetry {
 struct Plan {
   RankList ranks;
   std::vector<RankSymmetry> symmetries;  // optional hint, see RankSymmetry
+  /// Compute-communication interference: a compute op that starts while an exchange of another
+  /// stream is in flight on its rank lasts this many times its duration (1: no interference).
+  double compute_slowdown_under_comm = 1;
   [[nodiscard]] int rank_count() const { return static_cast<int>(ranks.size()); }
   [[nodiscard]] std::uint64_t op_count() const;
   [[nodiscard]] std::uint64_t transfer_count() const;  // sends + receives

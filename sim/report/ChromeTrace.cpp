@@ -1,6 +1,7 @@
 #include "report/ChromeTrace.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -18,6 +19,7 @@ std::string thread_name(program::Stream s) {
     case program::Stream::Compute: return "compute";
     case program::Stream::Comm: return "communication";
     case program::Stream::Gather: return "parameter gather";
+    case program::Stream::P2p: return "pipeline p2p";
   }
   return "?";
 }
@@ -63,10 +65,11 @@ nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine
     sort["args"] = {{"sort_index", r}};
     events.push_back(sort);
     const auto& ops = plan.ranks[r].ops();
-    const bool gathers = std::any_of(ops.begin(), ops.end(),
-                                     [](const program::Op& op) { return op.stream == program::Stream::Gather; });
+    // Compute and comm always; the gather and p2p threads only when used (ZeRO-3, async p2p).
+    std::array<bool, program::kStreamCount> used{true, true, false, false};
+    for (const auto& op : ops) used[static_cast<std::size_t>(op.stream)] = true;
     for (int s = 0; s < program::kStreamCount; ++s)
-      if (gathers || static_cast<program::Stream>(s) != program::Stream::Gather)  // no empty thread without ZeRO-3
+      if (used[static_cast<std::size_t>(s)])
         events.push_back(metadata("thread_name", r, s, thread_name(static_cast<program::Stream>(s))));
   }
 

@@ -53,9 +53,10 @@ std::string devices_csv(const program::Plan& plan, const engine::SimulationResul
     out += std::to_string(r);
     for (double b : busy) out += fmt::format(",{}", b);
     const double compute = stream_busy[static_cast<std::size_t>(program::Stream::Compute)];
-    // Communication streams summed (gradient reductions and ZeRO-3 parameter gathers).
+    // Communication streams summed (gradient reductions, ZeRO-3 parameter gathers, pipeline sends).
     const double comm = stream_busy[static_cast<std::size_t>(program::Stream::Comm)] +
-                        stream_busy[static_cast<std::size_t>(program::Stream::Gather)];
+                        stream_busy[static_cast<std::size_t>(program::Stream::Gather)] +
+                        stream_busy[static_cast<std::size_t>(program::Stream::P2p)];
     out += fmt::format(",{},{},{}\n", compute, comm, std::max(0.0, result.makespan_s - compute));
   }
   return out;

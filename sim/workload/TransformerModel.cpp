@@ -34,8 +34,13 @@ LayerShape TransformerSpec::layer(int l) const {
 }
 
 TransformerModel::TransformerModel(const TransformerSpec& spec, int micro_batch, DType dtype, TensorSharding sharding,
-                                   config::Attention attention)
-    : spec_(spec), micro_batch_(micro_batch), dtype_(dtype), sharding_(sharding), attention_(attention) {
+                                   config::Attention attention, config::KernelFusions fusions)
+    : spec_(spec),
+      micro_batch_(micro_batch),
+      dtype_(dtype),
+      sharding_(sharding),
+      attention_(attention),
+      fusions_(fusions) {
   require_positive(spec, "layers", spec.layers);
   require_positive(spec, "hidden", spec.hidden);
   require_positive(spec, "heads", spec.heads);
@@ -72,7 +77,7 @@ std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
   const DType t = dtype_;
   const auto& w = spec_;
   std::vector<Kernel> k;
-  k.push_back(norm_forward("ln1", d.N(), d.e, w.norm, t));
+  push_norm_forward(k, "ln1", d.N());
   k.push_back(Kernel::make_gemm("qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}, t));
   if (w.position == PositionKind::Rotary) k.push_back(rotary("rope", d, t));
   if (fused_attention()) {
@@ -82,6 +87,9 @@ std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
     k.push_back(Kernel::make_gemm("attn_scores", GemmShape{d.s, d.s, d.d, d.b * d.a}, t));
     // (ALiBi bias +) scale + causal mask + softmax: read the scores, write the probabilities
     const double softmax_flops = kSoftmaxFlops + (w.position == PositionKind::Alibi ? kAlibiFlops : 0);
+    // Unfused (Megatron without --masked-softmax-fusion): the mask is filled in by a kernel of its
+    // own that reads and writes the scores once more.
+    if (!fusions_.softmax_mask) k.push_back(Kernel::make_memory_bound("attn_mask", 2 * d.A() * d.e, d.A(), t));
     k.push_back(Kernel::make_memory_bound("softmax", 2 * d.A() * d.e, softmax_flops * d.A(), t));
     // read the probabilities, write the dropped ones and the mask
     if (w.dropout)
@@ -99,8 +107,12 @@ std::vector<Kernel> TransformerModel::mlp_forward(int layer) const {
   const LayerShape shape = spec_.layer(layer);
   std::vector<Kernel> k;
   k.push_back(residual_forward("1", d, spec_.dropout, t));
-  k.push_back(norm_forward("ln2", d.N(), d.e, spec_.norm, t));
+  push_norm_forward(k, "ln2", d.N());
   k.push_back(Kernel::make_gemm("fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1}, t));
+  // Unfused bias + GeLU (Megatron without --bias-gelu-fusion): fc1 skips its bias, a kernel adds it
+  // (read and write the MLP hidden), then the activation runs.
+  if (!fusions_.bias_gelu && spec_.bias)
+    k.push_back(Kernel::make_memory_bound("fc1_bias", 2 * d.F() * d.e, kAddFlops * d.F(), t));
   k.push_back(activation_forward(shape.mlp, d, t));
   k.push_back(Kernel::make_gemm("fc2", GemmShape{d.tokens(), d.h, d.f, 1}, t));
   k.push_back(residual_forward("2", d, spec_.dropout, t));
@@ -115,6 +127,9 @@ std::vector<Kernel> TransformerModel::mlp_backward(int layer) const {
   push_residual_backward(k, "2", d, spec_.dropout, t);
   push_weight_gemm_backward(k, "fc2", GemmShape{d.tokens(), d.h, d.f, 1}, t);
   k.push_back(activation_backward(shape.mlp, d, t));
+  // Unfused: the bias gradient is a reduction of the MLP hidden's gradient over the tokens.
+  if (!fusions_.bias_gelu && spec_.bias)
+    k.push_back(Kernel::make_memory_bound("fc1_bias.bwd", d.F() * d.e, kAddFlops * d.F(), t));
   push_weight_gemm_backward(k, "fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1}, t);
   return k;
 }
@@ -124,7 +139,7 @@ std::vector<Kernel> TransformerModel::attention_backward(int layer) const {
   const Dims d = dims_of(*this, layer);
   const DType t = dtype_;
   std::vector<Kernel> k;
-  k.push_back(norm_backward("ln2", d.N(), d.e, spec_.norm, t, true));
+  push_norm_backward(k, "ln2", d.N(), true);
   push_residual_backward(k, "1", d, spec_.dropout, t);
   push_weight_gemm_backward(k, "proj", GemmShape{d.tokens(), d.h, d.a * d.d, 1}, t);
   if (fused_attention()) {
@@ -141,13 +156,15 @@ std::vector<Kernel> TransformerModel::attention_backward(int layer) const {
     // read the saved probabilities and dy, write dx
     k.push_back(Kernel::make_memory_bound("softmax.bwd", 3 * d.A() * d.e,
                                           kBackwardFlopsFactor * kSoftmaxFlops * d.A(), t));
+    // the unfused mask's backward zeroes the masked gradients: read and write them once more
+    if (!fusions_.softmax_mask) k.push_back(Kernel::make_memory_bound("attn_mask.bwd", 2 * d.A() * d.e, d.A(), t));
     // S = Q . K^T per head: dQ = dS . K (s, d, s) and dK = dS^T . Q (s, d, s)
     k.push_back(Kernel::make_gemm("attn_scores.dq", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
     k.push_back(Kernel::make_gemm("attn_scores.dk", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
   }
   if (spec_.position == PositionKind::Rotary) k.push_back(rotary("rope.bwd", d, t));
   push_weight_gemm_backward(k, "qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}, t);
-  k.push_back(norm_backward("ln1", d.N(), d.e, spec_.norm, t, true));
+  push_norm_backward(k, "ln1", d.N(), true);
   return k;
 }
 
@@ -209,7 +226,9 @@ std::vector<Kernel> TransformerModel::embedding_dropout_backward() const {
 
 std::vector<Kernel> TransformerModel::final_norm_forward() const {
   const Dims d = dims_of(*this, 0);
-  return {norm_forward("final_ln", d.N(), d.e, spec_.norm, dtype_)};
+  std::vector<Kernel> k;
+  push_norm_forward(k, "final_ln", d.N());
+  return k;
 }
 
 std::vector<Kernel> TransformerModel::logits_forward() const {
@@ -218,7 +237,9 @@ std::vector<Kernel> TransformerModel::logits_forward() const {
   // Megatron's vocab-parallel cross-entropy on the fp32 logits, pass by pass (priced at the
   // training dtype's peak so that only that dtype needs one; its FLOPs never decide the time).
   return {Kernel::make_gemm("logits", GemmShape{d.tokens(), d.V, d.h, 1}, t),
-          Kernel::make_memory_bound("cross_entropy", d.L() * cross_entropy_forward_bytes_per_logit(d.e),
+          Kernel::make_memory_bound("cross_entropy",
+                                    d.L() * (fusions_.cross_entropy ? fused_cross_entropy_forward_bytes_per_logit(d.e)
+                                                                     : cross_entropy_forward_bytes_per_logit(d.e)),
                                     kCrossEntropyFlops * d.L(), t)};
 }
 
@@ -226,7 +247,9 @@ std::vector<Kernel> TransformerModel::logits_backward() const {
   const Dims d = dims_of(*this, 0);
   const DType t = dtype_;
   std::vector<Kernel> k;
-  k.push_back(Kernel::make_memory_bound("cross_entropy.bwd", d.L() * cross_entropy_backward_bytes_per_logit(d.e),
+  const double bwd_bytes = fusions_.cross_entropy ? fused_cross_entropy_backward_bytes_per_logit(d.e)
+                                                  : cross_entropy_backward_bytes_per_logit(d.e);
+  k.push_back(Kernel::make_memory_bound("cross_entropy.bwd", d.L() * bwd_bytes,
                                         kCrossEntropyBwdFlops * d.L(), t));
   push_weight_gemm_backward(k, "logits", GemmShape{d.tokens(), d.V, d.h, 1}, t);
   return k;
@@ -234,7 +257,9 @@ std::vector<Kernel> TransformerModel::logits_backward() const {
 
 std::vector<Kernel> TransformerModel::final_norm_backward() const {
   const Dims d = dims_of(*this, 0);
-  return {norm_backward("final_ln", d.N(), d.e, spec_.norm, dtype_, false)};
+  std::vector<Kernel> k;
+  push_norm_backward(k, "final_ln", d.N(), false);
+  return k;
 }
 
 std::vector<Kernel> TransformerModel::head_forward() const {
@@ -265,7 +290,35 @@ double cross_entropy_backward_bytes_per_logit(double e) {
   return 8 + (e == kFp32Bytes ? 0 : kFp32Bytes + e);
 }
 
-OptimizerTraffic optimizer_traffic(bool adam, DType precision) {
+double fused_cross_entropy_forward_bytes_per_logit(double e) {
+  // One kernel in the logits' dtype (a compiler's fusion, or a fused cross-entropy kernel): read the
+  // logits once; only per-row statistics are written.
+  return e;
+}
+
+double fused_cross_entropy_backward_bytes_per_logit(double e) {
+  // Read the logits and the row statistics, write the gradient.
+  return 2 * e;
+}
+
+void TransformerModel::push_norm_forward(std::vector<Kernel>& out, const std::string& name, double elements) const {
+  const double e = dtype_bytes(dtype_);
+  // Unfused (PyTorch's reference layernorm as separate ops): a pass that reads x for the row mean
+  // and variance before the normalizing kernel.
+  if (!fusions_.layernorm) out.push_back(Kernel::make_memory_bound(name + ".stats", elements * e, 2 * elements, dtype_));
+  out.push_back(norm_forward(name, elements, e, spec_.norm, dtype_));
+}
+
+void TransformerModel::push_norm_backward(std::vector<Kernel>& out, const std::string& name, double elements,
+                                          bool accumulate_residual) const {
+  const double e = dtype_bytes(dtype_);
+  // Unfused: the two row reductions of dy and dy*x_hat read dy and x in a pass of their own.
+  if (!fusions_.layernorm)
+    out.push_back(Kernel::make_memory_bound(name + ".stats.bwd", 2 * elements * e, 3 * elements, dtype_));
+  out.push_back(norm_backward(name, elements, e, spec_.norm, dtype_, accumulate_residual));
+}
+
+OptimizerTraffic optimizer_traffic(bool adam, DType precision, config::OptimizerPasses passes) {
   // Update kernel (apex FusedAdam / SGD) on fp32 state: Adam reads p, g, m, v and writes p, m, v
   // (28 B; FLOPs: m 3, v 4, update 5); SGD with momentum reads p, g, buf and writes p, buf (20 B;
   // FLOPs: momentum 2, update 2). Every step also takes the gradient norm for clipping (read 4 B,
@@ -278,19 +331,22 @@ OptimizerTraffic optimizer_traffic(bool adam, DType precision) {
   // fp32 main gradients (2 + 4), with fp16 unscale them and check for inf/NaN (4 + 4, 1 FLOP),
   // and after the update copy the fp32 main weights back to the 16-bit model (4 + 2). FP8
   // training keeps 16-bit weights and gradients (Transformer Engine).
+  // Frameworks whose optimizer updates fp32 shards cast on the fly (FSDP, compiled graphs) run
+  // neither pass (config::OptimizerPasses).
   constexpr double kHalf = 2;
-  o.bytes_per_parameter += 2 * (kHalf + kFp32Bytes);
-  if (precision == DType::fp16) {
+  if (passes.master_copies) o.bytes_per_parameter += 2 * (kHalf + kFp32Bytes);
+  if (precision == DType::fp16 && passes.fp16_unscale) {
     o.bytes_per_parameter += 2 * kFp32Bytes;
     o.flops_per_parameter += 1;
   }
   return o;
 }
 
-Kernel TransformerModel::optimizer_step(double parameters, bool adam, DType precision, DType arithmetic) {
+Kernel TransformerModel::optimizer_step(double parameters, bool adam, DType precision, DType arithmetic,
+                                        config::OptimizerPasses passes) {
   if (!(parameters >= 0))
     throw Error(fmt::format("TransformerModel::optimizer_step: parameters must be >= 0, got {}", parameters));
-  const OptimizerTraffic o = optimizer_traffic(adam, precision);
+  const OptimizerTraffic o = optimizer_traffic(adam, precision, passes);
   return Kernel::make_memory_bound(adam ? "optimizer.adam" : "optimizer.sgd", o.bytes_per_parameter * parameters,
                                    o.flops_per_parameter * parameters, arithmetic);
 }

@@ -3,8 +3,10 @@
 // bytes it keeps for backward. Pure: no engine, no costs — planners price the kernels with a
 // KernelCostModel. The transformer workload type (workload/types/TransformerType.cpp) turns these
 // kernels into the blocks of a model description.
+#include <string>
 #include <vector>
 
+#include "config/FrameworkProfile.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "core/DType.hpp"
 #include "kernels/Kernel.hpp"
@@ -25,12 +27,16 @@ struct OptimizerTraffic {
 };
 /// Megatron-LM's optimizer step: gradient norm and the update on fp32 state, plus with 16-bit
 /// training the fp32 copies of the gradients and weights (and, with fp16, the unscale pass).
-OptimizerTraffic optimizer_traffic(bool adam, DType precision);
+/// `passes` drops the copies (or the unscale) a framework does not run (config::OptimizerPasses).
+OptimizerTraffic optimizer_traffic(bool adam, DType precision, config::OptimizerPasses passes = {});
 
 /// Bytes moved per logit by Megatron's fp32 softmax cross-entropy, forward and backward, for
 /// logits of `element_bytes` bytes.
 double cross_entropy_forward_bytes_per_logit(double element_bytes);
 double cross_entropy_backward_bytes_per_logit(double element_bytes);
+/// The same for a cross-entropy fused into one kernel in the logits' dtype (KernelFusions::cross_entropy).
+double fused_cross_entropy_forward_bytes_per_logit(double element_bytes);
+double fused_cross_entropy_backward_bytes_per_logit(double element_bytes);
 
 class TransformerModel {
 public:
@@ -39,7 +45,7 @@ public:
   /// explicit head_dim), heads not divisible by the KV heads, or a tensor-parallel degree that
   /// does not divide heads, KV heads and every layer's ffn_hidden.
   TransformerModel(const TransformerSpec& spec, int micro_batch, DType dtype, TensorSharding sharding = {},
-                   config::Attention attention = config::Attention::Unfused);
+                   config::Attention attention = config::Attention::Unfused, config::KernelFusions fusions = {});
 
   /// Layer `l`'s forward: attention part (norm, QKV, rotary, attention core, projection: Megatron's
   /// first all-reduce follows it) and MLP part (residual, norm, MLP, residual: the second follows).
@@ -77,7 +83,7 @@ public:
   /// kernel with the traffic of optimizer_traffic(); priced at `arithmetic`'s peak (fp32 where the
   /// accelerator has it; the step stays memory-bound either way).
   [[nodiscard]] static kernels::Kernel optimizer_step(double parameters, bool adam, DType precision,
-                                                      DType arithmetic);
+                                                      DType arithmetic, config::OptimizerPasses passes = {});
 
   /// Parameters of the model (not per device), docs/workloads.md: attention h(a + 2k)d + a·d·h,
   /// MLP (2 or 3)·h·f, norms, and biases when the model has them; 12h^2 + 13h for a GPT layer.
@@ -100,8 +106,13 @@ public:
   [[nodiscard]] DType dtype() const { return dtype_; }
   [[nodiscard]] const TensorSharding& sharding() const { return sharding_; }
   [[nodiscard]] config::Attention attention() const { return attention_; }
+  [[nodiscard]] const config::KernelFusions& fusions() const { return fusions_; }
 
 private:
+  /// A norm's kernels: one fused kernel, or (unfused) a statistics pass before it.
+  void push_norm_forward(std::vector<kernels::Kernel>& out, const std::string& name, double elements) const;
+  void push_norm_backward(std::vector<kernels::Kernel>& out, const std::string& name, double elements,
+                          bool accumulate_residual) const;
   [[nodiscard]] bool fused_attention() const { return attention_ == config::Attention::Fused; }
 
   TransformerSpec spec_;
@@ -109,6 +120,7 @@ private:
   DType dtype_;
   TensorSharding sharding_;
   config::Attention attention_;
+  config::KernelFusions fusions_;
 };
 
 }  // namespace clearfog::workload

@@ -22,6 +22,7 @@ struct DescribeOptions {
   config::Attention attention = config::Attention::Unfused;
   int ep = 1;                     // expert parallelism (devices the experts are split over)
   config::MoeSpec moe;            // token routing of MoE layers
+  config::KernelFusions fusions;  // the framework profile's fused kernels
 };
 
 class WorkloadType : public config::WorkloadTypeSchema {

@@ -29,7 +29,8 @@ ModelDescription describe(const config::ScenarioSpec& scenario) {
   const auto& p = scenario.parallelism;
   return workload_type(scenario.workload.type)
       .describe(scenario.workload,
-                DescribeOptions{t.micro_batch, t.precision, p.tp, p.sequence_parallel, t.attention, p.ep, scenario.moe});
+                DescribeOptions{t.micro_batch, t.precision, p.tp, p.sequence_parallel, t.attention, p.ep, scenario.moe,
+                                scenario.framework.fusions});
 }
 
 }  // namespace clearfog::workload

@@ -1,14 +1,13 @@
 // End-to-end throughput against Megatron SC21 Table 1 (shared/reference/megatron_sc21_table1.csv):
 // the rows of scenarios/sweeps/megatron-sc21-table1.yaml, each the paper's configuration from its
-// published scripts, simulated on the resized DGX A100 cluster. docs/validation.md shows the table
-// and the 1T row, which takes minutes and is run by the sweep, not here.
+// published scripts, simulated on the resized DGX A100 cluster with the megatron-2021 framework
+// profile. docs/validation.md shows the table, each mechanism's contribution, and the 1T row,
+// which takes minutes and is run by the sweep, not here.
 //
-// The goal is 10 % per row, and the test holds it. The four rows here land at +9.2 to +9.8 % (the
-// simulator is optimistic on all of them), so the margin is thin: the absolute level rests on the
-// A100's memory-bound bandwidth, measured on the 2022 stack to +-0.05 (docs/compute-model.md),
-// and on kernels of a 2021 software stack that no reference file measures. The errors must also lie
-// within 3 points of each other: the model follows the table's trend across model sizes and tp/pp
-// layouts.
+// Goals (issue 16): every row within 5 %, mean absolute error at most 3 %, errors within 3 points
+// of each other. Of the profile's constants one is calibrated on this table: the 2020.12
+// container's kernel time (megatron-2021's kernel_time_factor), on the 18.4B row; the 1.7B, 7.5B
+// and 145.6B rows check it (docs/frameworks.md, "Kernel time").
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -64,9 +63,12 @@ TEST_CASE("validation::Megatron SC21 Table 1, 1.7B to 145.6B, TFLOP/s per GPU", 
     const double published = std::stod(row.at("tflops_per_gpu"));
     const double error = predicted / published - 1;
     INFO(row.at("params_b") << "B: " << predicted << " TFLOP/s per GPU predicted, " << published << " published");
-    CHECK(std::abs(error) <= 0.10);
+    CHECK(std::abs(error) <= 0.05);
     errors.push_back(error);
   }
   const auto [lo, hi] = std::minmax_element(errors.begin(), errors.end());
   CHECK(*hi - *lo <= 0.03);
+  double mean_abs = 0;
+  for (double e : errors) mean_abs += std::abs(e) / static_cast<double>(errors.size());
+  CHECK(mean_abs <= 0.03);
 }

@@ -137,7 +137,7 @@ TEST_CASE("workload::ModelDescription: grouped-query attention and SwiGLU shapes
   CHECK(find(mlp, "swiglu").bytes == 3.0 * static_cast<double>(b * s * t.ffn_hidden / tp) * 2);
   // No dropout, no biases: plain residual adds, and no bias tensors among the parameters.
   CHECK(find(mlp, "add1").kind == kernels::KernelKind::MemoryBound);
-  const auto description = workload::workload_type("transformer").describe(w, {b, DType::bf16, tp, true, config::Attention::Fused, 1, {}});
+  const auto description = workload::workload_type("transformer").describe(w, {b, DType::bf16, tp, true, config::Attention::Fused, 1, {}, {}});
   for (const auto& p : description.blocks.at(1).params) CHECK(p.name.find("bias") == std::string::npos);
 }
 
@@ -145,8 +145,8 @@ TEST_CASE("workload::ModelDescription: a device holds its shard, the model count
   // Sharded tensors hold 1/t on each rank; replicated ones (norms, row-parallel biases, position
   // embeddings) the whole: summed over a tensor group with replicas counted once, the model.
   const auto w = test::small_gpt();
-  const auto one = workload::workload_type("transformer").describe(w, {2, DType::bf16, 1, false, {}, 1, {}});
-  const auto four = workload::workload_type("transformer").describe(w, {2, DType::bf16, 4, false, {}, 1, {}});
+  const auto one = workload::workload_type("transformer").describe(w, {2, DType::bf16, 1, false, {}, 1, {}, {}});
+  const auto four = workload::workload_type("transformer").describe(w, {2, DType::bf16, 4, false, {}, 1, {}, {}});
   CHECK(one.parameters() == four.parameters());
   for (std::size_t b = 0; b < one.blocks.size(); ++b)
     for (std::size_t i = 0; i < one.blocks[b].params.size(); ++i) {
@@ -162,7 +162,7 @@ TEST_CASE("workload::ModelDescription: overrides give layers of another shape a 
   auto spec = test::small_gpt_spec();
   spec.overrides.push_back({0, 1, 4096, workload::MlpKind::SwiGlu, std::nullopt});
   const auto w = workload::make_transformer_workload("mixed", spec);
-  const auto d = workload::workload_type("transformer").describe(w, {1, DType::bf16, 1, false, {}, 1, {}});
+  const auto d = workload::workload_type("transformer").describe(w, {1, DType::bf16, 1, false, {}, 1, {}, {}});
   REQUIRE(d.blocks.size() == static_cast<std::size_t>(spec.layers + 2));
   CHECK(d.blocks[1].type != d.blocks[2].type);
   CHECK(d.blocks[2].type == d.blocks[3].type);

@@ -285,7 +285,7 @@ Block head_block(const Context& c) {
 ModelDescription TransformerType::describe(const config::WorkloadSpec& workload, const DescribeOptions& o) const {
   const auto& spec = workload.as<TransformerSpec>();
   const TransformerModel model(spec, o.micro_batch, o.precision, TensorSharding{o.tp, o.sequence_parallel},
-                               o.attention);
+                               o.attention, o.fusions);
   const Context c{model, o,
                   static_cast<double>(o.micro_batch) * spec.seq_length * spec.hidden * dtype_bytes(o.precision)};
   ModelDescription d;

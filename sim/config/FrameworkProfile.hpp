@@ -1,0 +1,78 @@
+#pragma once
+// A framework profile: what a training software stack (Megatron-LM of a given year, PyTorch FSDP,
+// DeepSpeed, an XLA/Poplar-style compiler) does on top of the hardware, as a model input. The
+// scenario picks one by name (`framework:`); the registry (FrameworkRegistry.hpp) lists them, one
+// file each under config/frameworks/. Equations and sources: docs/frameworks.md.
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace clearfog::config {
+
+/// How pipeline stages exchange activations and gradients.
+///  - async: the send runs on its own stream (a NCCL communicator of its own, as Megatron's
+///    pipeline group has), the sender's compute goes on at once;
+///  - async-shared: the send queues on the stream of the gradient reductions (clearfog's model
+///    before framework profiles; kept as the default so earlier results stay the same);
+///  - blocking: the send runs on the compute stream and the sender waits for it (Megatron-LM 2021
+///    called torch.cuda.synchronize() after every exchange).
+enum class P2pMode { Async, AsyncShared, Blocking };
+
+inline constexpr std::array<P2pMode, 3> kAllP2pModes = {P2pMode::Async, P2pMode::AsyncShared, P2pMode::Blocking};
+
+constexpr std::string_view p2p_mode_name(P2pMode m) {
+  switch (m) {
+    case P2pMode::Async: return "async";
+    case P2pMode::AsyncShared: return "async-shared";
+    case P2pMode::Blocking: return "blocking";
+  }
+  return "?";
+}
+
+constexpr std::optional<P2pMode> parse_p2p_mode(std::string_view name) {
+  for (P2pMode m : kAllP2pModes)
+    if (p2p_mode_name(m) == name) return m;
+  return std::nullopt;
+}
+
+/// Data-parallel gradient reduction: torch (PyTorch DDP: each bucket reduced as soon as the last
+/// micro-batch's backward has produced it) or local (Megatron's local DDP of 2021: every bucket
+/// after the pipeline flush).
+enum class DdpFlavour { Torch, Local };
+
+constexpr std::string_view ddp_flavour_name(DdpFlavour d) { return d == DdpFlavour::Torch ? "torch" : "local"; }
+
+/// Which memory-bound operator chains one kernel runs. An unfused chain costs its intermediate
+/// tensors' round trips through memory and a launch per kernel (docs/frameworks.md, "Fusions").
+struct KernelFusions {
+  bool bias_gelu = true;     // bias add + GeLU in one kernel (Megatron --bias-gelu-fusion)
+  bool softmax_mask = true;  // scale + causal mask + softmax in one kernel (Megatron's fused softmax)
+  bool layernorm = true;     // layernorm in one kernel (apex FusedLayerNorm) rather than three passes
+  bool attention = false;    // one FlashAttention-style kernel per pass (training.attention: fused)
+  bool cross_entropy = false;  // the loss in the logits' dtype in one kernel instead of Megatron's fp32 passes
+};
+
+/// The mixed-precision optimizer's passes besides the update itself.
+struct OptimizerPasses {
+  bool master_copies = true;  // fp32 main gradients and weights copied to and from the 16-bit model
+  bool fp16_unscale = true;   // with fp16: unscale the gradients and check them for inf/NaN
+};
+
+struct FrameworkProfile {
+  std::string name;         // "megatron-2021": the spelling of `framework:`
+  std::string description;  // one line
+  std::string source;       // where the facts come from
+  KernelFusions fusions;
+  P2pMode p2p = P2pMode::AsyncShared;
+  DdpFlavour ddp = DdpFlavour::Torch;
+  bool grad_accumulation_fusion = true;  // weight-gradient GEMMs accumulate into the gradient buffer
+  OptimizerPasses optimizer;
+  double host_per_iteration_s = 0;    // host time the GPUs wait for once per iteration (data, logging)
+  double host_per_micro_batch_s = 0;  // host time the GPUs wait for per micro-batch and model chunk
+  /// Time of this stack's kernels relative to the stack the kernel model was calibrated on
+  /// (Megatron-LM 2022, Korthikanti et al.): 1 there. A measured figure with its source.
+  double kernel_time_factor = 1;
+};
+
+}  // namespace clearfog::config

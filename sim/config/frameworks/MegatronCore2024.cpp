@@ -1,0 +1,22 @@
+// Megatron-core as of 2024 (NVIDIA/Megatron-LM core_r0.5 to r0.9) with Transformer Engine.
+#include "config/FrameworkRegistry.hpp"
+
+namespace clearfog::config::frameworks {
+
+FrameworkProfile megatron_core_2024() {
+  FrameworkProfile p;
+  p.name = "megatron-core-2024";
+  p.description = "Megatron-core 2024: fused (flash) attention, asynchronous pipeline exchanges on their own "
+                  "stream, gradient reduction overlapped with the backward";
+  p.source = "NVIDIA/Megatron-LM megatron/core (pipeline_parallel/p2p_communication.py, "
+             "distributed/distributed_data_parallel.py: --overlap-grad-reduce), Transformer Engine DotProductAttention";
+  p.fusions = KernelFusions{.bias_gelu = true, .softmax_mask = true, .layernorm = true, .attention = true,
+                            .cross_entropy = false};
+  p.p2p = P2pMode::Async;  // the pipeline group's own NCCL communicator, no synchronize
+  p.ddp = DdpFlavour::Torch;
+  p.grad_accumulation_fusion = true;
+  p.optimizer = OptimizerPasses{.master_copies = true, .fp16_unscale = true};
+  return p;
+}
+
+}  // namespace clearfog::config::frameworks

@@ -1,0 +1,25 @@
+// PyTorch FSDP as mosaicml/llm-foundry trains MPT (FULL_SHARD, mixed_precision PURE, triton
+// FlashAttention): the stack of shared/reference/mpt_fsdp_a100_40gb.csv.
+#include "config/FrameworkRegistry.hpp"
+
+namespace clearfog::config::frameworks {
+
+FrameworkProfile pytorch_fsdp() {
+  FrameworkProfile p;
+  p.name = "pytorch-fsdp";
+  p.description = "PyTorch FSDP (llm-foundry): flash attention, autograd gradient accumulation, the optimizer "
+                  "on the fp32 flat shards without master copies";
+  p.source = "PyTorch FullyShardedDataParallel docs (MixedPrecision: param_dtype bf16, fp32 sharded flat "
+             "parameters); mosaicml/llm-foundry README and yamls (attn_impl: triton)";
+  p.fusions = KernelFusions{.bias_gelu = true, .softmax_mask = true, .layernorm = true, .attention = true,
+                            .cross_entropy = false};
+  p.p2p = P2pMode::Async;
+  p.ddp = DdpFlavour::Torch;  // reduce-scatters overlap the backward (backward_prefetch)
+  p.grad_accumulation_fusion = false;  // autograd adds into .grad
+  // FSDP keeps the fp32 flat parameters sharded and casts them to bf16 when it gathers them: the
+  // optimizer updates the fp32 shard in place, with no copy passes; bf16 needs no loss scaling.
+  p.optimizer = OptimizerPasses{.master_copies = false, .fp16_unscale = false};
+  return p;
+}
+
+}  // namespace clearfog::config::frameworks

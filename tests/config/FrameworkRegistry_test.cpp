@@ -1,0 +1,83 @@
+// The framework profile registry (docs/frameworks.md): every profile named once and sourced, the
+// default profile is the behaviour scenarios had before profiles (a default-built profile), and a
+// scenario's own training keys win over its profile's.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+#include "config/ConfigLoader.hpp"
+#include "config/FrameworkRegistry.hpp"
+#include "core/Errors.hpp"
+
+using namespace clearfog;
+using namespace clearfog::config;
+
+namespace {
+
+/// Everything a profile decides except its name and texts.
+bool same_behaviour(const FrameworkProfile& a, const FrameworkProfile& b) {
+  const auto& f = a.fusions;
+  const auto& g = b.fusions;
+  return f.bias_gelu == g.bias_gelu && f.softmax_mask == g.softmax_mask && f.layernorm == g.layernorm &&
+         f.attention == g.attention && f.cross_entropy == g.cross_entropy && a.p2p == b.p2p && a.ddp == b.ddp &&
+         a.grad_accumulation_fusion == b.grad_accumulation_fusion &&
+         a.optimizer.master_copies == b.optimizer.master_copies &&
+         a.optimizer.fp16_unscale == b.optimizer.fp16_unscale && a.host_per_iteration_s == b.host_per_iteration_s &&
+         a.host_per_micro_batch_s == b.host_per_micro_batch_s && a.kernel_time_factor == b.kernel_time_factor;
+}
+
+ScenarioSpec quickstart(const std::vector<Override>& overrides = {}) {
+  return load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/quickstart.yaml", overrides);
+}
+
+}  // namespace
+
+TEST_CASE("config::FrameworkRegistry: every profile has a unique name, a description and a source", "[config]") {
+  std::set<std::string> names;
+  for (const auto& p : framework_profiles()) {
+    INFO(p.name);
+    CHECK(names.insert(p.name).second);
+    CHECK(!p.description.empty());
+    CHECK(!p.source.empty());
+    CHECK(p.kernel_time_factor > 0);
+    CHECK(p.host_per_iteration_s >= 0);
+    CHECK(p.host_per_micro_batch_s >= 0);
+  }
+  CHECK(names.count(std::string(kDefaultFramework)) == 1);
+  for (const char* expected : {"megatron-2021", "megatron-2022", "megatron-core-2024", "pytorch-fsdp", "deepspeed",
+                               "xla-fused"})
+    CHECK(names.count(expected) == 1);
+  CHECK_THROWS_AS(framework_profile("megatron-1999"), Error);
+}
+
+TEST_CASE("config::FrameworkRegistry: the default profile is clearfog's behaviour before profiles", "[config]") {
+  // A default-built profile is what code-built scenarios (every planner test) run with; the
+  // default profile must decide exactly the same, so results without `framework:` stay the same.
+  CHECK(same_behaviour(framework_profile(kDefaultFramework), FrameworkProfile{}));
+  const auto s = quickstart();
+  CHECK(s.framework.name == kDefaultFramework);
+  // The keys the profile now supplies keep their former defaults.
+  CHECK(s.training.overlap_grad_reduce);
+  CHECK(s.training.grad_accumulation_fusion);
+  CHECK(s.training.attention == Attention::Unfused);
+}
+
+TEST_CASE("config::FrameworkRegistry: a scenario's training keys win over its profile's", "[config]") {
+  SECTION("the profile fills in what the scenario leaves out") {
+    const auto s = quickstart({{"framework", "megatron-2021"}});
+    CHECK(s.framework.p2p == P2pMode::Blocking);
+    CHECK_FALSE(s.training.overlap_grad_reduce);  // local DDP
+    CHECK_FALSE(s.training.grad_accumulation_fusion);
+    const auto core = quickstart({{"framework", "megatron-core-2024"}});
+    CHECK(core.training.attention == Attention::Fused);
+    CHECK(core.framework.fusions.attention);
+  }
+  SECTION("given keys override it, and the profile the planner reads agrees") {
+    const auto s = quickstart({{"framework", "megatron-2021"}, {"training.overlap_grad_reduce", "true"},
+                               {"training.attention", "fused"}});
+    CHECK(s.training.overlap_grad_reduce);
+    CHECK(s.framework.ddp == DdpFlavour::Torch);
+    CHECK(s.framework.fusions.attention);
+  }
+}

@@ -1,0 +1,115 @@
+// Compute-communication interference (docs/frameworks.md): compute runs the plan's factor slower
+// for as long as a sending exchange of another stream is under way on its device; factor 1 leaves
+// every time as it was, bit for bit; the legacy replay refuses such plans. The factor's derivation from the
+// compute units and the memory share a collective takes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "core/Errors.hpp"
+#include "engine/ForkedRun.hpp"
+#include "engine/LegacyReplay.hpp"
+#include "config/ConfigLoader.hpp"
+#include "support/ReplayTimes.hpp"
+#include "support/TestPlatforms.hpp"
+
+using namespace clearfog;
+using program::Category;
+using program::Stream;
+using program::Transfer;
+
+namespace {
+
+constexpr double kBandwidth_Bps = 100e9;
+const auto kTopology = topology::ClusterTopology::build(test::switch_platform(2, kBandwidth_Bps, 0));
+
+/// Rank 0 computes a (1 s) and b (1 s) while it sends 10 s worth of bytes to rank 1 on the comm
+/// stream, then `after` (1 s), which waits for the send.
+program::Plan overlapped(double factor) {
+  program::Plan plan;
+  plan.ranks.resize(2);
+  plan.compute_slowdown_under_comm = factor;
+  plan.ranks[0].add_compute(Stream::Compute, Category::Backward, "a", 1.0);
+  plan.ranks[0].add_compute(Stream::Compute, Category::Backward, "b", 1.0);
+  plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "send", {Transfer{1, 10 * kBandwidth_Bps, 1}},
+                             {});
+  plan.ranks[0].add_compute(Stream::Compute, Category::Optimizer, "after", 1.0, {2});
+  plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {}, {Transfer{0, 10 * kBandwidth_Bps, 1}});
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("engine::simulate: compute overlapping a collective runs the plan's factor slower", "[engine][framework]") {
+  constexpr double f = 1.25;
+  const auto r = engine::simulate_forked(kTopology, overlapped(f));
+  CHECK(r.ops[0][0].end_s == Approx(f).epsilon(1e-12));  // both under the send from start to end
+  CHECK(r.ops[0][1].end_s - r.ops[0][1].start_s == Approx(f).epsilon(1e-12));
+  CHECK(r.ops[0][3].start_s == Approx(10.0).epsilon(1e-9));      // waits for the send
+  CHECK(r.ops[0][3].end_s - r.ops[0][3].start_s == Approx(1.0).epsilon(1e-12));  // nothing in flight
+}
+
+TEST_CASE("engine::simulate: interference factor 1 reproduces the times bit for bit", "[engine][framework]") {
+  program::Plan plain = overlapped(1.0);
+  const auto a = engine::simulate_forked(kTopology, plain);
+  const auto b = engine::simulate_forked(kTopology, overlapped(1.0));
+  REQUIRE(a.ops[0].size() == b.ops[0].size());
+  for (std::size_t i = 0; i < a.ops[0].size(); ++i) {
+    CHECK(a.ops[0][i].start_s == b.ops[0][i].start_s);
+    CHECK(a.ops[0][i].end_s == b.ops[0][i].end_s);
+  }
+  CHECK(a.ops[0][1].end_s - a.ops[0][1].start_s == 1.0);
+}
+
+TEST_CASE("engine::simulate: compute partly overlapping a collective is slowed for the overlap only",
+          "[engine][framework]") {
+  // A 10 s op starts with a 4 s send: 4 s at 1/f of full speed do 4/f of its work, the remaining
+  // 10 - 4/f run at full speed after the send: it ends at 14 - 4/f.
+  constexpr double f = 1.25;
+  program::Plan plan;
+  plan.ranks.resize(2);
+  plan.compute_slowdown_under_comm = f;
+  plan.ranks[0].add_compute(Stream::Compute, Category::Backward, "long", 10.0);
+  plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "send", {Transfer{1, 4 * kBandwidth_Bps, 1}},
+                             {});
+  plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {}, {Transfer{0, 4 * kBandwidth_Bps, 1}});
+  const auto r = engine::simulate_forked(kTopology, plan);
+  CHECK(r.ops[0][1].end_s == Approx(4.0).epsilon(1e-9));
+  CHECK(r.ops[0][0].end_s == Approx(14.0 - 4.0 / f).epsilon(1e-9));
+}
+
+TEST_CASE("engine::simulate_legacy: refuses a plan with interference rather than ignore it", "[engine][framework]") {
+  const auto plan = overlapped(1.25);
+  const std::string outcome = engine::run_forked([&]() -> std::string {
+    try {
+      (void)engine::simulate_legacy(kTopology, plan);
+      return "ran";
+    } catch (const SimulationError&) {
+      return "refused";
+    }
+  });
+  CHECK(outcome == "refused");
+}
+
+TEST_CASE("config::CollectiveCalibration: the interference factor from compute units and memory share",
+          "[config][framework]") {
+  config::CollectiveCalibration c;
+  CHECK(c.compute_slowdown(108) == 1.0);  // nothing given: exactly 1
+  c.interference_units = 8;               // e.g. 8 NCCL channels, one thread block each, on 108 SMs
+  CHECK(c.compute_slowdown(108) == Approx(108.0 / 100.0));
+  c.interference_memory_share = 0.2;      // memory-bound kernels lose a fifth of the bandwidth
+  CHECK(c.compute_slowdown(108) == Approx(1.25));
+}
+
+TEST_CASE("engine::simulate: symmetric and full replay agree with interference on", "[engine][framework][simulation]") {
+  // The SC21 18.4B row's layout (tp 8 x dp 32, DDP overlap, the cluster's interference) shrunk to
+  // one micro-batch per replica.
+  const auto s = config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/validation/megatron-sc21-base.yaml",
+                                       {{"training.global_batch", "256"}});
+  REQUIRE(s.platform.collectives.interference_units > 0);
+  const auto full = test::replay_times(s, false);
+  const auto symmetric = test::replay_times(s, true);
+  CHECK(std::abs(symmetric.step_s - full.step_s) <= 1e-9 * full.step_s);
+  CHECK(test::worst_difference(symmetric, full) < 1e-9);
+}
