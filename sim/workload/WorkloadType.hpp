@@ -22,6 +22,7 @@ struct DescribeOptions {
   config::Attention attention = config::Attention::Unfused;
   int ep = 1;                     // expert parallelism (devices the experts are split over)
   config::MoeSpec moe;            // token routing of MoE layers
+  int node_devices = 1;           // devices per node (hosts of DLRM's table-row-wise sharding)
 };
 
 class WorkloadType : public config::WorkloadTypeSchema {
