@@ -95,7 +95,7 @@ Block model_parallel(Block block, int rank, int ep) {
 
 }  // namespace
 
-Block mlp_block(const std::string& name, int in, const std::vector<int>& layers, int batch, DType dtype,
+Block mlp_block(const std::string& name, long long in, const std::vector<int>& layers, int batch, DType dtype,
                 bool input_grad, bool relu_last) {
   Block block = empty_block(name);
   const double e = dtype_bytes(dtype), b = batch;
@@ -131,21 +131,21 @@ Block mlp_block(const std::string& name, int in, const std::vector<int>& layers,
   return block;
 }
 
-int interaction_outputs(const DlrmSpec& spec) {
-  const int bottom = spec.bottom_mlp.back();
+long long interaction_outputs(const DlrmSpec& spec) {
+  const long long bottom = spec.bottom_mlp.back();
   if (spec.interaction == DlrmInteraction::Dot) {
-    const int f = static_cast<int>(spec.tables.size()) + 1;
+    const auto f = static_cast<long long>(spec.tables.size()) + 1;
     return bottom + f * (f - 1) / 2;
   }
   return std::accumulate(spec.tables.begin(), spec.tables.end(), bottom,
-                         [](int s, const EmbeddingTable& t) { return s + t.dim; });
+                         [](long long s, const EmbeddingTable& t) { return s + t.dim; });
 }
 
 Block interaction_block(const DlrmSpec& spec, int batch, DType dtype) {
   Block block = empty_block("interaction");
   const double e = dtype_bytes(dtype), b = batch;
   const long long d = spec.bottom_mlp.back(), f = static_cast<long long>(spec.tables.size()) + 1;
-  const double features = interaction_outputs(spec);
+  const auto features = static_cast<double>(interaction_outputs(spec));
   std::vector<Kernel> fwd, bwd;
   double kept = 0;
   if (spec.interaction == DlrmInteraction::Dot) {

@@ -26,11 +26,11 @@ Block embedding_block(const DlrmSpec& spec, const std::vector<TablePlacement>& p
 /// bias + ReLU pass (none after the last when `relu_last` is false); backward the ReLU and bias
 /// gradients, the data gradient (unless `input_grad` is false for the first layer) and the weight
 /// gradient.
-Block mlp_block(const std::string& name, int in, const std::vector<int>& layers, int batch, DType dtype,
+Block mlp_block(const std::string& name, long long in, const std::vector<int>& layers, int batch, DType dtype,
                 bool input_grad, bool relu_last);
 
 /// Features the interaction (and cross layers) hand to the top MLP.
-int interaction_outputs(const DlrmSpec& spec);
+long long interaction_outputs(const DlrmSpec& spec);
 
 /// The interaction of the bottom MLP's output with the pooled embeddings, then the cross layers.
 Block interaction_block(const DlrmSpec& spec, int batch, DType dtype);

@@ -17,6 +17,13 @@ using config::ConfigValue;
 
 namespace {
 
+// Beyond these a workload is a typo: a trillion rows of 128 fp32 elements are 512 TB; a
+// million lookups per sample, or 65536 tables (the dot interaction's F^2 / 2 features), have no
+// published model near them.
+constexpr double kMaxRows = 1e12;
+constexpr double kMaxPooling = 1e6;
+constexpr std::int64_t kMaxTables = 1 << 16;
+
 /// A key of a table entry given although its distribution or sharding does not use it.
 void check_table_fields(const ConfigValue& entry, std::vector<Diagnostic>& out) {
   const std::string distribution = entry.field("distribution")->as_string();
@@ -44,6 +51,12 @@ void check_table_fields(const ConfigValue& entry, std::vector<Diagnostic>& out) 
   const ConfigValue* rows = entry.field("rows");
   if (rows->as_number() != std::floor(rows->as_number()))
     config::report_at(*rows, fmt::format("rows must be a whole number, got {}", rows->text), out);
+  if (rows->as_number() > kMaxRows)
+    config::report_at(*rows, fmt::format("{} rows is too many: at most {:g}", rows->text, kMaxRows), out);
+  if (const ConfigValue* pooling = entry.field("pooling"); pooling->as_number() > kMaxPooling)
+    config::report_at(*pooling, fmt::format("pooling {} is too large: at most {:g} lookups per sample", pooling->text,
+                                            kMaxPooling),
+                      out);
 }
 
 /// The dim a table entry has (its own, or embedding_dim).
@@ -73,6 +86,10 @@ void DlrmType::check(const ConfigDocument& doc, std::vector<Diagnostic>& out) co
   if (const ConfigValue* rank = doc.find("cross_rank"); rank && doc.get_int("cross_layers") == 0)
     config::report_at(*rank, "`cross_rank` is only used with cross_layers > 0", out);
   if (!tables) return;
+  std::int64_t count = 0;
+  for (const ConfigValue& entry : tables->as_list()) count += entry.field("count")->as_integer();
+  if (count > kMaxTables)
+    config::report_at(*tables, fmt::format("{} tables (counting `count`) is too many: at most {}", count, kMaxTables), out);
   const ConfigValue* bottom = doc.find("bottom_mlp");
   const bool dot = doc.get_string("interaction") == "dot";
   for (const ConfigValue& entry : tables->as_list()) {
