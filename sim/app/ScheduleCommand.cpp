@@ -10,7 +10,8 @@
 #include "app/Command.hpp"
 #include "core/CheckedMath.hpp"
 #include "core/Errors.hpp"
-#include "parallel/PipelineSchedule.hpp"
+#include "schedule/PipelineSchedule.hpp"
+#include "schedule/PipelineTimeline.hpp"
 
 namespace clearfog::app {
 namespace {
@@ -39,6 +40,40 @@ std::optional<std::int64_t> chart_cells(std::int64_t p, std::int64_t m, std::int
   return slots ? checked_mul(*slots, p) : std::nullopt;
 }
 
+/// The schedule's own rules; reported on --virtual-stages where v = 1 would pass them, on
+/// --schedule otherwise (the message names the values).
+void check_shape(const schedule::PipelineScheduleType& type, const schedule::PipelineShape& shape) {
+  try {
+    type.check(shape);
+  } catch (const Error& e) {
+    bool v_breaks_it = shape.virtual_stages != 1;
+    try {
+      type.check({shape.stages, shape.micro_batches, 1});
+    } catch (const Error&) {
+      v_breaks_it = false;
+    }
+    throw ConfigError({v_breaks_it ? option_diagnostic("--virtual-stages", "virtual-stages", e.what())
+                                   : option_diagnostic("--schedule", "schedule", e.what())});
+  }
+}
+
+void print_schedule(const schedule::PipelineScheduleType& type, const schedule::PipelineShape& shape) {
+  std::cout << schedule::render_pipeline_schedule(type, shape) << '\n';
+  const schedule::PassTimes t{1, 2, 1, 0};  // the chart's slots
+  const auto timeline = schedule::evaluate_pipeline(type, shape, t);
+  std::cout << fmt::format("{:>5}  {:>9}  {:>16}  {:>17}  {:>14}\n", "stage", "in-flight", "activations(mb)",
+                           "bubble(simulated)", "bubble(closed)");
+  const double closed_form = schedule::ideal_bubble_fraction(type, shape, t);
+  for (int s = 0; s < shape.stages; ++s)
+    std::cout << fmt::format("{:>5}  {:>9}  {:>16.3f}  {:>17.4f}  {:>14.4f}\n", s,
+                             schedule::max_in_flight(type, shape, s),
+                             schedule::peak_activation_micro_batches(type, shape, s),
+                             1.0 - timeline.busy[s] / timeline.makespan, closed_form);
+  if (type.chunks_per_device(shape) > 1)
+    std::cout << "# in-flight counts (micro-batch, chunk) pairs; activations(mb) is in micro-batches through p-th of "
+                 "the model\n";
+}
+
 }  // namespace
 
 Command add_schedule_command(CLI::App& app) {
@@ -52,7 +87,8 @@ Command add_schedule_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("schedule", "print a pipeline schedule: passes per stage, in-flight micro-batches, bubble");
   cmd->add_option("--pp", o->stages, "pipeline stages p (default 4)");
   cmd->add_option("--micro-batches", o->micro_batches, "micro-batches per iteration m (default 8)");
-  cmd->add_option("--schedule", o->schedule, "gpipe, 1f1b or interleaved (default 1f1b)");
+  cmd->add_option("--schedule", o->schedule,
+                  fmt::format("{} (default 1f1b)", fmt::join(schedule::pipeline_schedule_names(), ", ")));
   cmd->add_option("--virtual-stages", o->virtual_stages, "model chunks per device v (interleaved only; default 2)");
   return {cmd, [o] {
             std::vector<Diagnostic> problems;
@@ -64,15 +100,15 @@ Command add_schedule_command(CLI::App& app) {
             if (o->virtual_stages < 0)
               problems.push_back(option_diagnostic("--virtual-stages", "virtual-stages",
                                                    fmt::format("must be >= 1, got {}", o->virtual_stages)));
-            const auto kind = parallel::parse_pipeline_schedule(o->schedule);
-            if (!kind)
-              problems.push_back(option_diagnostic("--schedule", "schedule",
-                                                   fmt::format("unknown schedule \"{}\"; allowed: gpipe, 1f1b, interleaved",
-                                                               o->schedule)));
+            const auto* type = schedule::find_pipeline_schedule(o->schedule);
+            if (!type)
+              problems.push_back(option_diagnostic(
+                  "--schedule", "schedule",
+                  fmt::format("unknown schedule \"{}\"; allowed: {}", o->schedule,
+                              fmt::join(schedule::pipeline_schedule_names(), ", "))));
             if (!problems.empty()) throw ConfigError(std::move(problems));
 
-            const bool interleaved = *kind == parallel::PipelineScheduleKind::Interleaved;
-            const int v = o->virtual_stages != 0 ? o->virtual_stages : (interleaved ? 2 : 1);
+            const int v = o->virtual_stages != 0 ? o->virtual_stages : type->default_virtual_stages();
             if (const auto cells = chart_cells(o->stages, o->micro_batches, v); !cells || *cells > kMaxChartCells)
               throw ConfigError({option_diagnostic(
                   "--micro-batches", "micro-batches",
@@ -80,34 +116,9 @@ Command add_schedule_command(CLI::App& app) {
                               "at most {}; this machine would need ~{:.3g} GB for it",
                               o->stages, o->micro_batches, v, cells ? std::to_string(*cells) : "more than 2^63",
                               kMaxChartCells, static_cast<double>(cells.value_or(INT64_MAX)) * kBytesPerCell / 1e9))});
-            const parallel::PipelineShape shape{o->stages, o->micro_batches, v};
-            try {
-              parallel::check_pipeline_shape(*kind, shape);
-            } catch (const Error& e) {
-              // The rules tie options together (m % p, v per schedule); report them on the one
-              // that picks the rule.
-              const bool about_chunks = !interleaved || v < 2;
-              std::vector<Diagnostic> rule;
-              rule.push_back(about_chunks ? option_diagnostic("--virtual-stages", "virtual-stages", e.what())
-                                          : option_diagnostic("--micro-batches", "micro-batches", e.what()));
-              throw ConfigError(std::move(rule));
-            }
-
-            std::cout << parallel::render_pipeline_schedule(*kind, shape) << '\n';
-            const auto timeline = parallel::evaluate_pipeline(*kind, shape, 1.0, 2.0);
-            const double closed_form = parallel::ideal_bubble_fraction(*kind, shape);
-            std::cout << fmt::format("{:>5}  {:>9}  {:>16}  {:>17}  {:>14}\n", "stage", "in-flight",
-                                     "activations(mb)", "bubble(simulated)", "bubble(closed)");
-            for (int s = 0; s < shape.stages; ++s) {
-              double busy = 0;
-              for (const auto& [start, end] : timeline.busy[s]) busy += end - start;
-              std::cout << fmt::format("{:>5}  {:>9}  {:>16.3f}  {:>17.4f}  {:>14.4f}\n", s,
-                                       parallel::max_in_flight(*kind, shape, s),
-                                       parallel::peak_activation_micro_batches(*kind, shape, s),
-                                       1.0 - busy / timeline.makespan, closed_form);
-            }
-            if (interleaved)
-              std::cout << "# in-flight counts (micro-batch, chunk) pairs; activations(mb) divides by v\n";
+            const schedule::PipelineShape shape{o->stages, o->micro_batches, v};
+            check_shape(*type, shape);
+            print_schedule(*type, shape);
             return kExitOk;
           }};
 }

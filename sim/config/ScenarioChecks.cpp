@@ -1,6 +1,7 @@
 #include "config/ScenarioChecks.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <array>
 #include <numeric>
 #include <string>
@@ -13,6 +14,8 @@
 #include "config/RoutingTrace.hpp"
 #include "config/WorkloadTypeSchema.hpp"
 #include "core/CheckedMath.hpp"
+#include "core/Errors.hpp"
+#include "schedule/PipelineSchedule.hpp"
 
 namespace clearfog::config {
 
@@ -68,21 +71,52 @@ void check_pipeline_split(const ConfigDocument& doc, const ConfigDocument& workl
            out);
 }
 
+/// The pipeline schedule's own rules (schedule::PipelineScheduleType::check, the one place they
+/// live) on this layout: reported on virtual_stages where v is what breaks them.
+void check_schedule(const ConfigDocument& doc, std::int64_t pp, std::int64_t dp, std::int64_t v,
+                    std::vector<Diagnostic>& out) {
+  const ConfigValue* name = doc.find("parallelism.schedule");
+  const auto* type = schedule::find_pipeline_schedule(name ? name->as_string() : "1f1b");
+  if (type && !type->plannable()) {
+    std::vector<std::string> plannable;
+    for (const auto* t : schedule::pipeline_schedules())
+      if (t->plannable()) plannable.emplace_back(t->name());
+    report(doc, "parallelism.schedule",
+           fmt::format("{} holds every model chunk twice, which the step planner does not lay out yet; `clearfog "
+                       "schedule --schedule {}` prints it; allowed: {}",
+                       type->name(), type->name(), fmt::join(plannable, ", ")),
+           out);
+    return;
+  }
+  const ConfigValue* global_batch = doc.find("training.global_batch");
+  const ConfigValue* micro_batch = doc.find("training.micro_batch");
+  if (!type || !global_batch || !micro_batch || micro_batch->as_integer() < 1 || dp < 1) return;
+  const std::int64_t per_step = dp * micro_batch->as_integer();
+  if (global_batch->as_integer() % per_step != 0 || pp > INT32_MAX || v > INT32_MAX) return;  // reported elsewhere
+  const std::int64_t m = global_batch->as_integer() / per_step;
+  const auto shape = [&](std::int64_t chunks) {
+    return schedule::PipelineShape{static_cast<int>(pp), static_cast<int>(std::min<std::int64_t>(m, INT32_MAX)),
+                                   static_cast<int>(chunks)};
+  };
+  try {
+    type->check(shape(v));
+  } catch (const Error& e) {
+    bool v_breaks_it = v != 1;
+    try {
+      type->check(shape(1));
+    } catch (const Error&) {
+      v_breaks_it = false;
+    }
+    report(doc, v_breaks_it ? "parallelism.virtual_stages" : "parallelism.schedule", e.what(), out);
+  }
+}
+
 /// The 3D-parallel layout against the workload: heads over tp, layers over pp x virtual_stages,
 /// micro-batches of the interleaved schedule, ZeRO stage and device order.
 void check_parallel_layout(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   const std::int64_t pp = int_or(doc, "parallelism.pp", 1);
   const std::int64_t dp = int_or(doc, "parallelism.dp", 1);
   const std::int64_t v = int_or(doc, "parallelism.virtual_stages", 1);
-  const ConfigValue* schedule = doc.find("parallelism.schedule");
-  const bool interleaved = schedule && schedule->as_string() == "interleaved";
-  if (interleaved && (pp < 2 || v < 2))
-    report(doc, "parallelism.schedule",
-           fmt::format("interleaved needs pp >= 2 and virtual_stages >= 2, got pp {} and virtual_stages {}", pp, v),
-           out);
-  if (!interleaved && v != 1)
-    report(doc, "parallelism.virtual_stages",
-           fmt::format("virtual_stages {} needs parallelism.schedule: interleaved; allowed: 1", v), out);
   if (const ConfigValue* zero = doc.find("parallelism.zero_stage"); zero && zero->as_integer() > 3)
     report(doc, "parallelism.zero_stage", fmt::format("must be 0, 1, 2 or 3, got {}", zero->as_integer()), out);
   if (doc.find("parallelism.order")) {
@@ -98,18 +132,7 @@ void check_parallel_layout(const ConfigDocument& doc, std::vector<Diagnostic>& o
   const ConfigDocument* workload = doc.child("workload");
   if (workload && workload->complete()) check_pipeline_split(doc, *workload, pp * v, out);
 
-  const ConfigValue* global_batch = doc.find("training.global_batch");
-  const ConfigValue* micro_batch = doc.find("training.micro_batch");
-  if (interleaved && global_batch && micro_batch && pp > 1) {
-    const std::int64_t per_step = dp * micro_batch->as_integer();
-    if (global_batch->as_integer() % per_step == 0) {
-      const std::int64_t m = global_batch->as_integer() / per_step;
-      if (m % pp != 0)
-        report(doc, "parallelism.schedule",
-               fmt::format("interleaved needs the micro-batches per pipeline ({}) to be a multiple of pp {}", m, pp),
-               out);
-    }
-  }
+  check_schedule(doc, pp, dp, v, out);
 }
 
 bool flag(const ConfigDocument& doc, std::string_view path) {

@@ -1,7 +1,10 @@
 // Every key of a scenario file, declared once.
+#include <fmt/format.h>
+
 #include "config/KeyTableParts.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "core/DType.hpp"
+#include "schedule/PipelineSchedule.hpp"
 
 namespace clearfog::config {
 
@@ -14,6 +17,14 @@ std::vector<std::string> algorithm_choices() {
   auto choices = names(kAllCollectiveAlgorithms, collective_algorithm_name);
   choices.emplace_back(kBestAlias);
   return choices;
+}
+
+/// Each schedule of the registry with its one-line summary.
+std::string schedule_description() {
+  std::string text = "Pipeline schedule:";
+  for (const auto* type : schedule::pipeline_schedules())
+    text += fmt::format(" {}: {}.", type->name(), type->summary());
+  return text;
 }
 
 }  // namespace
@@ -141,11 +152,10 @@ KeyTable make_scenario_table() {
            .description = "Model chunks per device for the interleaved schedule (v); 1 otherwise."},
           {.path = "parallelism.schedule",
            .type = KeyType::Enum,
-           .choices = names(kAllPipelineScheduleNames, pipeline_schedule_key_name),
+           .choices = schedule::pipeline_schedule_names(),
            .presence = Presence::Defaulted,
-           .default_text = std::string(pipeline_schedule_key_name(PipelineSchedule::OneFOneB)),
-           .description = "Pipeline schedule: gpipe (all forwards, then all backwards), 1f1b (PipeDream-Flush), "
-                          "interleaved (1F1B over virtual_stages chunks per device; needs micro-batches % pp = 0)."},
+           .default_text = "1f1b",
+           .description = schedule_description()},
           {.path = "parallelism.layer_split",
            .type = KeyType::Integer,
            .presence = Presence::Optional,

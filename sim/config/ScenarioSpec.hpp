@@ -99,27 +99,6 @@ constexpr std::optional<Attention> parse_attention(std::string_view name) {
   return std::nullopt;
 }
 
-/// Pipeline schedule (the planner maps it to parallel::PipelineScheduleKind).
-enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
-
-inline constexpr std::array<PipelineSchedule, 3> kAllPipelineScheduleNames = {
-    PipelineSchedule::GPipe, PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved};
-
-constexpr std::string_view pipeline_schedule_key_name(PipelineSchedule k) {
-  switch (k) {
-    case PipelineSchedule::GPipe: return "gpipe";
-    case PipelineSchedule::OneFOneB: return "1f1b";
-    case PipelineSchedule::Interleaved: return "interleaved";
-  }
-  return "?";
-}
-
-constexpr std::optional<PipelineSchedule> parse_pipeline_schedule_key(std::string_view name) {
-  for (PipelineSchedule k : kAllPipelineScheduleNames)
-    if (pipeline_schedule_key_name(k) == name) return k;
-  return std::nullopt;
-}
-
 /// parallelism.partition: how chunks split a workload's pipeline units without a layer_split.
 enum class StagePartitionChoice { Auto, Even, Balanced };
 
@@ -212,7 +191,7 @@ struct ParallelismSpec {
   int pp = 1;
   bool sequence_parallel = false;   // TP all-reduces become reduce-scatter + all-gather
   int virtual_stages = 1;           // model chunks per device (interleaved schedule)
-  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  std::string schedule = "1f1b";   // a name in schedule::pipeline_schedules()
   std::vector<int> layer_split;     // pipeline units per model chunk, in model order; empty: `partition`
   StagePartitionChoice partition = StagePartitionChoice::Auto;
   bool scatter_gather = true;       // inter-stage activations sent as 1/tp slices (Megatron SC21 §4.1)

@@ -235,8 +235,7 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.training.attention = enum_value<Attention>(document, "training.attention", parse_attention);
   spec.parallelism.sequence_parallel = document.get_bool("parallelism.sequence_parallel");
   spec.parallelism.virtual_stages = document.get_int("parallelism.virtual_stages");
-  spec.parallelism.schedule =
-      enum_value<PipelineSchedule>(document, "parallelism.schedule", parse_pipeline_schedule_key);
+  spec.parallelism.schedule = document.get_string("parallelism.schedule");
   if (document.find("parallelism.layer_split")) spec.parallelism.layer_split = document.get_int_list("parallelism.layer_split");
   spec.parallelism.partition =
       enum_value<StagePartitionChoice>(document, "parallelism.partition", parse_stage_partition_choice);

@@ -62,6 +62,9 @@ struct Kernel {
   /// (PaLM's definition): a GEMM's 2*m*n*k*batch; none for memory-bound kernels; a fused attention
   /// backward leaves out the 2*s^2*d per head it spends recomputing S = Q.K^T.
   double model_flops = 0;
+  /// A weight-gradient kernel (dW = X^T dY): what the zero-bubble schedules run apart, as W, after
+  /// the input-gradient pass (B) has sent its gradients on.
+  bool weight_gradient = false;
 
   /// Matrix-product FLOPs actually executed (model FLOPs plus any recomputation inside the kernel),
   /// what hardware FLOPs utilization counts. A memory-bound kernel executes its model FLOPs: none,
@@ -84,6 +87,12 @@ struct Kernel {
   static Kernel make_embedding_bag(std::string name, std::vector<EmbeddingAccess> tables, double streamed_B,
                                    double flops, DType dtype);
 };
+
+/// `k` marked as a weight-gradient kernel.
+inline Kernel weight_gradient(Kernel k) {
+  k.weight_gradient = true;
+  return k;
+}
 
 enum class Bound { Compute, Memory };
 

@@ -39,27 +39,31 @@ BlockCosts::BlockCosts(const workload::ModelDescription& model, const kernels::K
   accumulation_priced_.assign(type_names_.size(), false);
 }
 
-double BlockCosts::time_of(const std::vector<kernels::Kernel>& kernels) const {
+double BlockCosts::time_of(const std::vector<kernels::Kernel>& kernels, bool weight_gradients_only) const {
   double total_s = 0;
-  for (const auto& k : kernels) total_s += costs_.cost(k).time_s;
+  for (const auto& k : kernels)
+    if (!weight_gradients_only || k.weight_gradient) total_s += costs_.cost(k).time_s;
   return total_s;
 }
 
 PricedSegment BlockCosts::price_segment(const workload::Segment& segment, std::size_t type, PassKind pass,
                                         const std::string& name) {
-  PricedSegment out{segment.name, 0, segment.comm, segment.kernels.size(), {}};
+  PricedSegment out{segment.name, 0, segment.comm, segment.kernels.size(), {}, 0, {}};
   if (segment.kernels_by_expert_rank.empty()) {
     out.time_s = price(segment.kernels, type, pass, name);
+    out.weight_s = time_of(segment.kernels, true);
     return out;
   }
   // Each expert rank its own kernels; the table shows the busiest rank's.
   std::size_t busiest = 0;
   for (std::size_t j = 0; j < segment.kernels_by_expert_rank.size(); ++j) {
     out.time_by_expert_rank.push_back(time_of(segment.kernels_by_expert_rank[j]));
+    out.weight_by_expert_rank.push_back(time_of(segment.kernels_by_expert_rank[j], true));
     if (out.time_by_expert_rank[j] > out.time_by_expert_rank[busiest]) busiest = j;
   }
   out.kernels = std::max(out.kernels, segment.kernels_by_expert_rank[busiest].size());
   out.time_s = price(segment.kernels_by_expert_rank[busiest], type, pass, name);
+  out.weight_s = out.weight_by_expert_rank[busiest];
   return out;
 }
 

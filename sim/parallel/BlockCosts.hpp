@@ -18,6 +18,9 @@ struct PricedSegment {
   workload::CommPoint comm;
   std::size_t kernels = 0;  // how many kernels it runs (0: only its collective, if any)
   std::vector<double> time_by_expert_rank;  // expert rank j's time; empty: time_s everywhere
+  /// The weight-gradient kernels' part of the time (Kernel::weight_gradient), likewise.
+  double weight_s = 0;
+  std::vector<double> weight_by_expert_rank;
 };
 
 struct BlockPricing {
@@ -59,7 +62,7 @@ private:
   double price(const std::vector<kernels::Kernel>& kernels, std::size_t type, PassKind pass, const std::string& name);
   PricedSegment price_segment(const workload::Segment& segment, std::size_t type, PassKind pass,
                               const std::string& name);
-  [[nodiscard]] double time_of(const std::vector<kernels::Kernel>& kernels) const;
+  [[nodiscard]] double time_of(const std::vector<kernels::Kernel>& kernels, bool weight_gradients_only = false) const;
 
   const kernels::KernelCostModel& costs_;
   std::vector<std::size_t> type_of_block_;

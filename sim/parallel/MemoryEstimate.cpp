@@ -7,7 +7,6 @@
 #include "core/Errors.hpp"
 #include "kernels/BlockedGemmModel.hpp"
 #include "parallel/BlockCosts.hpp"
-#include "parallel/PipelineSchedule.hpp"
 #include "parallel/StepPlanner.hpp"
 #include "workload/WorkloadType.hpp"
 
@@ -38,16 +37,6 @@ StateBytes state_bytes(DType precision) {
                           dtype_name(precision)));
 }
 
-PipelineScheduleKind schedule_kind(const config::ParallelismSpec& par) {
-  if (par.pp == 1) return PipelineScheduleKind::OneFOneB;
-  switch (par.schedule) {
-    case config::PipelineSchedule::GPipe: return PipelineScheduleKind::GPipe;
-    case config::PipelineSchedule::OneFOneB: return PipelineScheduleKind::OneFOneB;
-    case config::PipelineSchedule::Interleaved: return PipelineScheduleKind::Interleaved;
-  }
-  return PipelineScheduleKind::OneFOneB;
-}
-
 }  // namespace
 
 ModelStates model_state_bytes(double parameters, DType precision, config::Optimizer optimizer, int zero_stage, int dp) {
@@ -63,17 +52,16 @@ ModelStates model_state_bytes(double parameters, DType precision, config::Optimi
 
 double peak_stage_activations(const config::ScenarioSpec& scenario, int stage,
                               const std::vector<double>& chunk_activation_B) {
-  const auto& par = scenario.parallelism;
-  const auto kind = schedule_kind(par);
-  const PipelineShape shape{par.pp, scenario.micro_batches_per_replica(),
-                            kind == PipelineScheduleKind::Interleaved ? par.virtual_stages : 1};
+  const auto& type = scenario_schedule(scenario);
   double held = 0, peak = 0;
-  for (const auto& step : pipeline_schedule(kind, shape, stage)) {
+  // A split backward keeps the activations its W pass reads until W: they are counted to W's end.
+  using Pass = schedule::PipelineStep::Pass;
+  for (const auto& step : schedule::pipeline_order(type, scenario_pipeline_shape(scenario), stage)) {
     const double bytes = chunk_activation_B.at(static_cast<std::size_t>(step.chunk));
-    if (step.pass == PipelineStep::Pass::Forward) {
+    if (step.pass == Pass::Forward) {
       held += bytes;
       peak = std::max(peak, held);
-    } else {
+    } else if (step.pass != Pass::BackwardInput) {
       held -= bytes;
     }
   }

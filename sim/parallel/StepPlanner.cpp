@@ -19,23 +19,22 @@ using program::Stream;
 
 namespace {
 
-PipelineScheduleKind schedule_kind(const config::ParallelismSpec& par) {
-  if (par.pp == 1) return PipelineScheduleKind::OneFOneB;
-  switch (par.schedule) {
-    case config::PipelineSchedule::GPipe: return PipelineScheduleKind::GPipe;
-    case config::PipelineSchedule::OneFOneB: return PipelineScheduleKind::OneFOneB;
-    case config::PipelineSchedule::Interleaved: return PipelineScheduleKind::Interleaved;
-  }
-  return PipelineScheduleKind::OneFOneB;
-}
-
-
 }  // namespace
 
 std::vector<BlockRange> scenario_chunks(const config::ScenarioSpec& scenario, const workload::ModelDescription& model,
                                         const std::vector<double>& block_time_s) {
   const auto& par = scenario.parallelism;
   return partition_blocks(model, par.pp * par.virtual_stages, partition_of(scenario), par.layer_split, block_time_s);
+}
+
+const schedule::PipelineScheduleType& scenario_schedule(const config::ScenarioSpec& scenario) {
+  const auto& par = scenario.parallelism;
+  return schedule::pipeline_schedule(par.pp == 1 ? "1f1b" : par.schedule);
+}
+
+schedule::PipelineShape scenario_pipeline_shape(const config::ScenarioSpec& scenario) {
+  const auto& par = scenario.parallelism;
+  return {par.pp, scenario.micro_batches_per_replica(), par.pp == 1 ? 1 : par.virtual_stages};
 }
 
 StepPlan plan_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
@@ -62,7 +61,13 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
       m_(scenario.micro_batches_per_replica()),
       element_B_(dtype_bytes(scenario.training.precision)),
       grid_(scenario.parallelism),
-      kind_(schedule_kind(scenario.parallelism)) {}
+      schedule_(scenario_schedule(scenario)),
+      shape_(scenario_pipeline_shape(scenario)) {
+  if (schedule_.model_chunks(shape_) != chunks_ || schedule_.chunks_per_device(shape_) != v_)
+    throw Error(fmt::format("the step planner holds each model chunk once, pp x virtual_stages of them; the {} "
+                            "schedule holds {} per device in {} model chunks",
+                            schedule_.name(), schedule_.chunks_per_device(shape_), schedule_.model_chunks(shape_)));
+}
 
 StepPlan StepPlanner::plan() {
   assign_blocks();
@@ -71,8 +76,7 @@ StepPlan StepPlanner::plan() {
   step_.pp = pp_;
   step_.virtual_stages = v_;
   step_.micro_batches = m_;
-  const PipelineShape shape{pp_, m_, kind_ == PipelineScheduleKind::Interleaved ? v_ : 1};
-  step_.ideal_bubble = pp_ > 1 ? ideal_bubble_fraction(kind_, shape) : 0.0;
+  step_.ideal_bubble = pp_ > 1 ? schedule::ideal_bubble_fraction(schedule_, shape_, ideal_pass_times()) : 0.0;
   step_.p2p_bytes = pp_ > 1 ? p2p_bytes(0) : 0.0;
   step_.plan.ranks.resize(static_cast<std::size_t>(std::max(grid_.size(), collectives_.endpoints)));
   step_.stage_of_rank.assign(static_cast<std::size_t>(grid_.size()), 0);
@@ -131,7 +135,7 @@ void StepPlanner::price_stages() {
   const bool accumulate = !training.grad_accumulation_fusion && m_ > 1;
   accumulate_s_.assign(model_.blocks.size(), 0.0);
   stage_parameters_.assign(static_cast<std::size_t>(pp_), 0.0);
-  std::vector<double> stage_fwd(pp_, 0), stage_bwd(pp_, 0), stage_rec(pp_, 0);
+  std::vector<double> stage_fwd(pp_, 0), stage_bwd(pp_, 0), stage_rec(pp_, 0), stage_wgt(pp_, 0);
   std::vector<std::vector<int>> type_count(pp_, std::vector<int>(costs_.type_count(), 0));
   // Per micro-batch on average: the first micro-batch writes its gradients, the others accumulate.
   const double mean_accumulate = m_ > 1 ? (m_ - 1.0) / m_ : 0.0;
@@ -151,6 +155,8 @@ void StepPlanner::price_stages() {
     stage_fwd[s] += price.forward_s();
     stage_bwd[s] += price.backward_s() + recompute + mean_accumulate * accumulate_s_[b];
     stage_rec[s] += recompute;
+    for (const auto& seg : price.backward) stage_wgt[s] += seg.weight_s;
+    stage_wgt[s] += mean_accumulate * accumulate_s_[b];
     ++type_count[s][costs_.type_of(b)];
   }
   int busiest = 0;
@@ -159,6 +165,7 @@ void StepPlanner::price_stages() {
   step_.forward_s = stage_fwd[busiest];
   step_.backward_s = stage_bwd[busiest];
   step_.recompute_s = stage_rec[busiest];
+  weight_s_ = stage_wgt[busiest];
   std::vector<int> runs_of_type(costs_.type_count(), 0);
   for (std::size_t t = 0; t < runs_of_type.size(); ++t)
     for (int s = 0; s < pp_; ++s) runs_of_type[t] = std::max(runs_of_type[t], type_count[s][t]);
@@ -184,6 +191,12 @@ void StepPlanner::price_stages() {
               "optimizer", 1);
 }
 
+schedule::PassTimes StepPlanner::ideal_pass_times() const {
+  // One model chunk's passes on the busiest stage, communication left out.
+  const double chunks = schedule_.chunks_per_device(shape_);
+  return {step_.forward_s / chunks, step_.backward_s / chunks, weight_s_ / chunks, 0.0};
+}
+
 // ---- Phase 2: passes ---------------------------------------------------------------------------
 
 void StepPlanner::lay_out_stage(int s) {
@@ -193,25 +206,32 @@ void StepPlanner::lay_out_stage(int s) {
     members_[d] = grid_.tensor_group(d, s);
     for (int r : members_[d]) step_.stage_of_rank[r] = s;
   }
-  const PipelineShape shape{pp_, m_, kind_ == PipelineScheduleKind::Interleaved ? v_ : 1};
-  for (const auto& st : pipeline_schedule(kind_, shape, s)) {
-    const int k = st.chunk * pp_ + s;
+  using Pass = schedule::PipelineStep::Pass;
+  for (const auto& st : schedule::pipeline_order(schedule_, shape_, s)) {
+    const int k = schedule_.place(shape_, s, st.chunk).model_chunk;
     for (auto& l : last_) l.clear();
-    const bool forward = st.pass == PipelineStep::Pass::Forward;
-    if (forward)
-      forward_chunk(s, k, st.micro_batch);
-    else
-      backward_chunk(s, k, st.micro_batch);
+    switch (st.pass) {
+      case Pass::Forward: forward_chunk(s, k, st.micro_batch); break;
+      case Pass::Backward: backward_chunk(s, k, st.micro_batch, BackwardPart::Whole); break;
+      case Pass::BackwardInput: backward_chunk(s, k, st.micro_batch, BackwardPart::Input); break;
+      case Pass::BackwardWeight: weight_chunk(s, k, st.micro_batch); break;
+    }
+    // The gradients of this chunk are complete after a whole backward or its W.
+    if (st.pass != Pass::Backward && st.pass != Pass::BackwardWeight) continue;
     for (int d = 0; d < dp_; ++d)
       for (std::size_t i = 0; i < members_[d].size(); ++i) last_backward_[members_[d][i]] = {last_[d][i]};
-    if (reduce_every_pass_ && !forward) reduce_pass_gradients(s, fmt::format("mb{}.c{}", st.micro_batch, k));
+    if (reduce_every_pass_) reduce_pass_gradients(s, fmt::format("mb{}.c{}", st.micro_batch, k));
   }
 }
 
-std::vector<double> StepPlanner::replica_times(const PricedSegment& segment) const {
-  std::vector<double> t(static_cast<std::size_t>(dp_), segment.time_s);
+std::vector<double> StepPlanner::replica_times(const PricedSegment& segment, BackwardPart part) const {
+  const auto time = [&](double whole, double weight) {
+    return part == BackwardPart::Whole ? whole : part == BackwardPart::Input ? whole - weight : weight;
+  };
+  std::vector<double> t(static_cast<std::size_t>(dp_), time(segment.time_s, segment.weight_s));
   if (!segment.time_by_expert_rank.empty())
-    for (int d = 0; d < dp_; ++d) t[d] = segment.time_by_expert_rank[d % ep_];
+    for (int d = 0; d < dp_; ++d)
+      t[d] = time(segment.time_by_expert_rank[d % ep_], segment.weight_by_expert_rank[d % ep_]);
   return t;
 }
 
@@ -219,10 +239,10 @@ void StepPlanner::add_times(std::vector<double>& into, const std::vector<double>
   for (std::size_t d = 0; d < into.size(); ++d) into[d] += scale * more[d];
 }
 
-std::vector<double> StepPlanner::pass_times(std::size_t block, bool forward) const {
+std::vector<double> StepPlanner::pass_times(std::size_t block, bool forward, BackwardPart part) const {
   std::vector<double> t(static_cast<std::size_t>(dp_), 0.0);
   const auto& price = costs_.of(block);
-  for (const auto& seg : forward ? price.forward : price.backward) add_times(t, replica_times(seg));
+  for (const auto& seg : forward ? price.forward : price.backward) add_times(t, replica_times(seg, part));
   return t;
 }
 
@@ -259,11 +279,14 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
     for (int d = 0; d < dp_; ++d) send(s, d, 0, k, k + 1, mb, prefix + ".send_act");
 }
 
-void StepPlanner::backward_chunk(int s, int k, int mb) {
+void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
   const std::string prefix = fmt::format("mb{}.c{}", mb, k);
   const auto recompute = scenario_.training.recompute;
-  // Unfused accumulation: every micro-batch after the first adds its gradients to the sum.
-  const double accumulating = mb > 0 ? 1.0 : 0.0;
+  // Unfused accumulation: every micro-batch after the first adds its gradients to the sum (in W
+  // where the backward is split).
+  const double accumulating = mb > 0 && part == BackwardPart::Whole ? 1.0 : 0.0;
+  const bool gradients_done = part == BackwardPart::Whole;
+  const std::string bwd = part == BackwardPart::Whole ? ".bwd" : ".bwd_input";
   if (k < chunks_ - 1)
     for (int d = 0; d < dp_; ++d) receive(s, d, 1, k + 1, mb, prefix + ".recv_grad");
   const auto& range = chunk_blocks_[k];
@@ -282,20 +305,21 @@ void StepPlanner::backward_chunk(int s, int k, int mb) {
         for (const auto& seg : price.forward) forward_points.push_back(seg.comm);
         for (const auto& seg : price.backward) backward_points.push_back(seg.comm);
         add_times(forward_s, pass_times(b, true));
-        add_times(backward_s, pass_times(b, false));
+        add_times(backward_s, pass_times(b, false, part));
         for (auto& t : backward_s) t += accumulating * accumulate_s_[b];
         selective_s += price.selective_s;
       }
-      unit(s, params, prefix + ".layers.bwd", [&] {
+      unit(s, params, prefix + ".layers" + bwd, [&] {
         if (recompute == config::Recompute::Full) {
           compute(Category::Recompute, prefix + ".layers.recompute", forward_s);
           collectives(forward_points, prefix + ".tp.recompute");
         } else if (recompute == config::Recompute::Selective && selective_s > 0) {
           compute(Category::Recompute, prefix + ".layers.recompute", std::vector<double>(zeros.size(), selective_s));
         }
-        compute(Category::Backward, prefix + ".layers.bwd", backward_s);
+        compute(Category::Backward, prefix + ".layers" + bwd, backward_s);
         collectives(backward_points, prefix + ".tp.bwd");
-        for (std::size_t b = last + 1; b-- > first;) record_gradients(b, mb, units_);
+        if (gradients_done)
+          for (std::size_t b = last + 1; b-- > first;) record_gradients(b, mb, units_);
       });
       end = first;
       continue;
@@ -305,13 +329,13 @@ void StepPlanner::backward_chunk(int s, int k, int mb) {
     const std::string name = fmt::format("mb{}.{}", mb, block.name);
     double params = 0;
     for (const auto& p : own_params_[last]) params += p.elements;
-    unit(s, params, name + ".bwd", [&] {
+    unit(s, params, name + bwd, [&] {
       if (recompute == config::Recompute::Full && block.checkpointable)
         run_segments(price.forward, Category::Recompute, name + ".re", 0.0);
       else if (recompute == config::Recompute::Selective && price.selective_s > 0)
         compute(Category::Recompute, name + ".re.core", std::vector<double>(zeros.size(), price.selective_s));
-      run_segments(price.backward, Category::Backward, name + ".bwd", accumulating * accumulate_s_[last]);
-      record_gradients(last, mb, units_);
+      run_segments(price.backward, Category::Backward, name + bwd, accumulating * accumulate_s_[last], part);
+      if (gradients_done) record_gradients(last, mb, units_);
     });
     end = last;
   }
@@ -319,8 +343,36 @@ void StepPlanner::backward_chunk(int s, int k, int mb) {
     for (int d = 0; d < dp_; ++d) send(s, d, 1, k, k - 1, mb, prefix + ".send_grad");
 }
 
+void StepPlanner::weight_chunk(int s, int k, int mb) {
+  // The W pass of a split backward: the chunk's weight-gradient kernels and the unfused
+  // accumulation, one compute op per block (per fused run of layers), no communication. Under
+  // ZeRO-3 the weights are not needed (dW = X^T dY), so nothing is gathered.
+  (void)s;
+  const std::string prefix = fmt::format("mb{}.c{}", mb, k);
+  const double accumulating = mb > 0 ? 1.0 : 0.0;
+  const auto& range = chunk_blocks_[k];
+  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
+  for (std::size_t end = range.end; end > range.begin;) {
+    std::size_t first = end - 1;
+    if (options_.fuse_chunk_layers && model_.blocks[first].checkpointable)
+      while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
+    std::vector<double> seconds = zeros;
+    for (std::size_t b = first; b < end; ++b) {
+      add_times(seconds, pass_times(b, false, BackwardPart::Weight));
+      for (auto& t : seconds) t += accumulating * accumulate_s_[b];
+    }
+    const std::string name =
+        end - first > 1 || options_.fuse_chunk_layers ? prefix + ".layers.wgrad"
+                                                      : fmt::format("mb{}.{}.wgrad", mb, model_.blocks[first].name);
+    compute(Category::Backward, name, seconds);
+    for (std::size_t b = end; b-- > first;) record_gradients(b, mb, units_);
+    ++units_;
+    end = first;
+  }
+}
+
 void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Category category,
-                               const std::string& prefix, double extra_s) {
+                               const std::string& prefix, double extra_s, BackwardPart part) {
   // Segments run back to back share one compute op until a collective separates them.
   struct Group {
     std::string name;
@@ -333,7 +385,7 @@ void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Categ
   for (const auto& seg : segments) {
     auto& g = groups.back();
     if (g.kernels == 0 && seg.kernels > 0) g.name = seg.name;
-    add_times(g.time_s, replica_times(seg));
+    add_times(g.time_s, replica_times(seg, part));
     g.kernels += seg.kernels;
     if (seg.comm.active()) {
       g.comm = &seg.comm;

@@ -22,9 +22,9 @@
 #include "parallel/DeviceGrid.hpp"
 #include "parallel/GroupCollectives.hpp"
 #include "parallel/ParameterGathers.hpp"
-#include "parallel/PipelineSchedule.hpp"
 #include "parallel/StagePartition.hpp"
 #include "parallel/StepPlan.hpp"
+#include "schedule/PipelineSchedule.hpp"
 #include "workload/ModelDescription.hpp"
 
 namespace clearfog::parallel {
@@ -45,6 +45,10 @@ StepPlan plan_step(const config::ScenarioSpec& scenario, const kernels::KernelCo
 /// planner and the memory estimate split them.
 std::vector<BlockRange> scenario_chunks(const config::ScenarioSpec& scenario, const workload::ModelDescription& model,
                                         const std::vector<double>& block_time_s);
+
+/// The schedule the scenario's pipeline runs (1F1B where there is none, pp = 1) and its shape.
+const schedule::PipelineScheduleType& scenario_schedule(const config::ScenarioSpec& scenario);
+schedule::PipelineShape scenario_pipeline_shape(const config::ScenarioSpec& scenario);
 
 namespace detail {
 
@@ -77,20 +81,27 @@ private:
   // Phase 1: chunks, own parameters, accumulation and optimizer prices (StepPlanner.cpp).
   void assign_blocks();
   void price_stages();
+  [[nodiscard]] schedule::PassTimes ideal_pass_times() const;
   // Phase 2: each stage's passes in schedule order (StepPlanner.cpp).
   void lay_out_stage(int stage);
   void forward_chunk(int stage, int chunk, int mb);
-  void backward_chunk(int stage, int chunk, int mb);
+  /// Which part of a backward pass runs: all of it, or (zero-bubble schedules) the input
+  /// gradients (B) or the weight gradients (W) alone.
+  enum class BackwardPart { Whole, Input, Weight };
+  void backward_chunk(int stage, int chunk, int mb, BackwardPart part);
+  void weight_chunk(int stage, int chunk, int mb);
   /// A block's pass on every replica of the stage: compute ops (each replica its own time: expert
   /// ranks differ) and the collectives between them.
   void run_segments(const std::vector<PricedSegment>& segments, program::Category category,
-                    const std::string& prefix, double extra_s);
+                    const std::string& prefix, double extra_s, BackwardPart part = BackwardPart::Whole);
   void compute(program::Category category, const std::string& name, const std::vector<double>& seconds);
   void collectives(const std::vector<workload::CommPoint>& points, const std::string& name);
   void tensor_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
   void expert_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
-  [[nodiscard]] std::vector<double> replica_times(const PricedSegment& segment) const;
-  [[nodiscard]] std::vector<double> pass_times(std::size_t block, bool forward) const;
+  [[nodiscard]] std::vector<double> replica_times(const PricedSegment& segment,
+                                                  BackwardPart part = BackwardPart::Whole) const;
+  [[nodiscard]] std::vector<double> pass_times(std::size_t block, bool forward,
+                                               BackwardPart part = BackwardPart::Whole) const;
   static void add_times(std::vector<double>& into, const std::vector<double>& more, double scale = 1);
   void receive(int stage, int d, int direction, int from_chunk, int mb, const std::string& name);
   void send(int stage, int d, int direction, int chunk, int to_chunk, int mb, const std::string& name);
@@ -123,11 +134,13 @@ private:
   int tp_, pp_, dp_, ep_, v_, chunks_, m_;
   double element_B_;
   DeviceGrid grid_;
-  PipelineScheduleKind kind_;
+  const schedule::PipelineScheduleType& schedule_;
+  schedule::PipelineShape shape_;
   StepPlan step_;
   collectives::TagAllocator tags_;
   std::optional<ParameterGathers> gathers_;
   std::uint64_t p2p_base_ = 0;
+  double weight_s_ = 0;  // the busiest stage's weight-gradient time per micro-batch
   int units_ = 0;  // parameter units laid out so far (ZeRO-3 buckets)
   bool reduce_every_pass_ = false, gather_parameters_ = false;
   bool has_experts_ = false;  // the model has expert tensors

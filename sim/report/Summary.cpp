@@ -50,7 +50,7 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
     line("parallelism", fmt::format("tp {} x pp {} x dp {}{}{}, schedule {} (v = {}), ZeRO {}, recompute {}", p.tp, p.pp,
                                     p.dp, p.ep > 1 ? fmt::format(" (ep {})", p.ep) : std::string(),
                                     p.sequence_parallel ? " (sequence parallel)" : "",
-                                    config::pipeline_schedule_key_name(p.schedule), p.virtual_stages, p.zero_stage,
+                                    p.schedule, p.virtual_stages, p.zero_stage,
                                     config::recompute_name(s.training.recompute)));
     line("TFLOP/s per GPU", fmt::format("{:.1f} (Megatron Eq. 3, counts recomputation); HFU {}",
                                         m.megatron_tflops_per_gpu / 1e12, pct(m.hfu)));
@@ -163,7 +163,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                  {"fits", m.memory.fits()}};
   j["parallel"] = {{"sequence_parallel", s.parallelism.sequence_parallel},
                    {"virtual_stages", s.parallelism.virtual_stages},
-                   {"schedule", config::pipeline_schedule_key_name(s.parallelism.schedule)},
+                   {"schedule", s.parallelism.schedule},
                    {"zero_stage", s.parallelism.zero_stage},
                    {"recompute", config::recompute_name(s.training.recompute)},
                    {"megatron_tflops_per_gpu", m.megatron_tflops_per_gpu / 1e12},

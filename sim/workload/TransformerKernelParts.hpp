@@ -86,7 +86,7 @@ inline void push_weight_gemm_backward(std::vector<Kernel>& out, const std::strin
                                bool input_gradient = true) {
   if (input_gradient)
     out.push_back(Kernel::make_gemm(name + ".dgrad", GemmShape{fwd.m, fwd.k, fwd.n, fwd.batch}, dtype));
-  out.push_back(Kernel::make_gemm(name + ".wgrad", GemmShape{fwd.k, fwd.n, fwd.m, fwd.batch}, dtype));
+  out.push_back(kernels::weight_gradient(Kernel::make_gemm(name + ".wgrad", GemmShape{fwd.k, fwd.n, fwd.m, fwd.batch}, dtype)));
 }
 
 inline double norm_flops(NormKind n) { return n == NormKind::LayerNorm ? kLayerNormFlops : kRmsNormFlops; }

@@ -101,7 +101,7 @@ std::vector<Kernel> TransformerMoe::mlp_backward(const std::string& name, const 
   const auto wgrad = [&](const std::string& n, long long cols, long long inner) {
     std::vector<GemmShape> g;
     for (const double copies : tokens) g.push_back(GemmShape{inner, cols, std::llround(copies), 1});
-    return Kernel::make_grouped_gemm(n + ".wgrad", std::move(g), t);
+    return kernels::weight_gradient(Kernel::make_grouped_gemm(n + ".wgrad", std::move(g), t));
   };
   std::vector<Kernel> out;
   out.push_back(dgrad(name + ".fc2", m.h, m.f));

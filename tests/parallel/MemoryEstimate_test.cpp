@@ -188,7 +188,7 @@ TEST_CASE("parallel::MemoryEstimate: the interleaved schedule holds p(1 + (p-1)/
   const double held = p * (1 + (p - 1) / (p * v));
   CHECK(held == 5.5);
   SECTION("interleaved") {
-    sc.parallelism.schedule = config::PipelineSchedule::Interleaved;
+    sc.parallelism.schedule = "interleaved";
     sc.parallelism.virtual_stages = 2;
     const auto m = estimate_memory(sc);
     CHECK(m.stage == 0);

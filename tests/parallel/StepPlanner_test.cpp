@@ -103,7 +103,7 @@ TEST_CASE("parallel::plan_step: 2 all-reduces of b*s*h per layer forward and 2 b
 }
 
 TEST_CASE("parallel::plan_step: zero-cost network, bubble = (p-1)/(m+p-1)", "[parallel][pipeline]") {
-  for (const auto kind : {config::PipelineSchedule::GPipe, config::PipelineSchedule::OneFOneB}) {
+  for (const std::string kind : {"gpipe", "1f1b"}) {
     for (const auto& [p, m] : std::vector<std::pair<int, int>>{{2, 4}, {4, 8}}) {
       auto s = scenario(1, p, 1, m);
       s.parallelism.schedule = kind;
@@ -111,10 +111,37 @@ TEST_CASE("parallel::plan_step: zero-cost network, bubble = (p-1)/(m+p-1)", "[pa
       const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), step.plan);
       const auto metrics = report::compute_step_metrics(s, step, result);
       const double expected = (p - 1.0) / (m + p - 1.0);
-      INFO("schedule " << config::pipeline_schedule_key_name(kind) << " p " << p << " m " << m);
+      INFO("schedule " << kind << " p " << p << " m " << m);
       CHECK(metrics.bubble_fraction == Approx(expected).epsilon(1e-3));
       CHECK(metrics.ideal_bubble_fraction == Approx(expected));
     }
+  }
+}
+
+TEST_CASE("parallel::plan_step: ZB-H1 on a zero-cost network idles (p-1)(F+B-2W), a third of 1F1B's",
+          "[parallel][pipeline]") {
+  // Only the layers' weight GEMMs cost time (fused attention is not a GEMM): each forward GEMM's
+  // dgrad (B) and wgrad (W) take as long as it, F = B_input = W, the setting of Qi et al. 2024. Idle
+  // (p-1)F against 3mF of work.
+  for (const auto& [p, m] : std::vector<std::pair<int, int>>{{2, 4}, {4, 8}}) {
+    auto s = scenario(1, p, 1, m);
+    s.training.attention = config::Attention::Fused;
+    s.parallelism.schedule = "zb-h1";
+    const auto step = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(p));
+    const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), step.plan);
+    const auto metrics = report::compute_step_metrics(s, step, result);
+    const double expected = (p - 1.0) / (3.0 * m + p - 1.0);
+    INFO("p " << p << " m " << m);
+    CHECK(metrics.bubble_fraction == Approx(expected).epsilon(1e-3));
+    CHECK(metrics.ideal_bubble_fraction == Approx(expected).epsilon(1e-9));
+    // Same work as 1F1B, a shorter step.
+    auto one_f_one_b = s;
+    one_f_one_b.parallelism.schedule = "1f1b";
+    const auto base = parallel::plan_step(one_f_one_b, LayerGemmsOnly{}, parallel::plain_group_collectives(p));
+    const auto base_result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), base.plan);
+    CHECK(result.makespan_s < base_result.makespan_s);
+    CHECK(base_result.makespan_s - result.makespan_s ==
+          Approx(2.0 / 3.0 * (p - 1) * (base_result.makespan_s / (m + p - 1.0))).epsilon(1e-3));
   }
 }
 

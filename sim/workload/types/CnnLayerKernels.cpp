@@ -67,7 +67,7 @@ void conv_gemms(LayerPasses& p, const CnnLayer& l, const Sizes& s, const std::st
   GemmShape wgrad{co, ci * area, out_pixels, g};
   wgrad.b_elements = std::min(dense(out_pixels, ci * area), dense(in_pixels, ci));
   wgrad.split_k = true;
-  p.backward.push_back(Kernel::make_gemm(name + ".wgrad", wgrad, dtype));
+  p.backward.push_back(kernels::weight_gradient(Kernel::make_gemm(name + ".wgrad", wgrad, dtype)));
 }
 
 /// A convolution too narrow for a GEMM (depthwise), as one channels-last pass per gradient: read
@@ -84,7 +84,7 @@ void conv_memory_bound(LayerPasses& p, const CnnLayer& l, const Sizes& s, const 
   };
   p.forward.push_back(conv(name));
   if (input_grad) p.backward.push_back(conv(name + ".dgrad"));
-  p.backward.push_back(conv(name + ".wgrad"));
+  p.backward.push_back(kernels::weight_gradient(conv(name + ".wgrad")));
 }
 
 void conv(LayerPasses& p, const CnnLayer& l, const LayerGraph& g, const Sizes& s, const std::string& name,
