@@ -16,18 +16,12 @@
 #include "config/ConfigLoader.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedRun.hpp"
+#include "support/SweepAxis.hpp"
 #include "sweep/SweepSpec.hpp"
 
 using namespace clearfog;
 
 namespace {
-
-std::string axis(const sweep::SweepPoint& point, const std::string& key) {
-  for (const auto& [k, v] : point.axes)
-    if (k == key) return v;
-  FAIL("sweep point without " << key);
-  return {};
-}
 
 double records_per_s(const config::ScenarioSpec& scenario) {
   return std::stod(
@@ -45,8 +39,8 @@ TEST_CASE("validation::DLRM DeepLearningExamples on DGX A100, records/s, 1 and 8
   const auto spec = sweep::load_sweep(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/sweeps/dlrm-dgx-a100.yaml");
   std::map<std::pair<int, std::string>, double> predicted;
   for (const auto& point : spec.points()) {
-    const int gpus = std::stoi(axis(point, "parallelism.dp"));
-    predicted[{gpus, axis(point, "training.precision")}] = records_per_s(config::load_scenario(spec.base, point.overrides));
+    const int gpus = std::stoi(test::sweep_axis(point, "parallelism.dp"));
+    predicted[{gpus, test::sweep_axis(point, "training.precision")}] = records_per_s(config::load_scenario(spec.base, point.overrides));
   }
   REQUIRE(predicted.size() == kPublished.size());
   const auto error = [&](int gpus, const std::string& p) { return predicted.at({gpus, p}) / kPublished.at({gpus, p}) - 1; };
@@ -63,7 +57,7 @@ TEST_CASE("validation::MLPerf DLRM strong scaling on 1, 8, 14 DGX A100 nodes fla
   const auto spec = sweep::load_sweep(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/sweeps/dlrm-mlperf-scaling.yaml");
   std::map<int, double> predicted;  // by GPUs
   for (const auto& point : spec.points())
-    predicted[std::stoi(axis(point, "parallelism.dp"))] = records_per_s(config::load_scenario(spec.base, point.overrides));
+    predicted[std::stoi(test::sweep_axis(point, "parallelism.dp"))] = records_per_s(config::load_scenario(spec.base, point.overrides));
   REQUIRE(predicted.size() == 3);
   // Time to train (minutes): 1.96 on 1 node, 1.048 on 8, 0.987 on 14; throughput ~ 1 / time.
   const double measured_14_over_8 = 1.048 / 0.987;
