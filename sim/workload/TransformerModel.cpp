@@ -6,6 +6,7 @@
 
 #include "core/Errors.hpp"
 #include "workload/TransformerKernelParts.hpp"
+#include "workload/TransformerMla.hpp"
 #include "workload/TransformerMoe.hpp"
 
 // Kernel list, FLOP and byte counts: docs/compute-model.md and docs/workloads.md. Notation: b
@@ -66,6 +67,7 @@ TransformerModel::TransformerModel(const TransformerSpec& spec, int micro_batch,
 }
 
 std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
+  if (spec_.mla()) return TransformerMla(*this, layer).forward();
   const Dims d = dims_of(*this, layer);
   const DType t = dtype_;
   const auto& w = spec_;
@@ -118,6 +120,7 @@ std::vector<Kernel> TransformerModel::mlp_backward(int layer) const {
 }
 
 std::vector<Kernel> TransformerModel::attention_backward(int layer) const {
+  if (spec_.mla()) return TransformerMla(*this, layer).backward();
   const Dims d = dims_of(*this, layer);
   const DType t = dtype_;
   std::vector<Kernel> k;
@@ -297,8 +300,8 @@ double TransformerModel::parameters_per_layer(int layer) const {
   const LayerShape shape = w.layer(layer);
   const double h = w.hidden, a = w.heads, k = shape.kv_heads, d = w.resolved_head_dim(), f = shape.ffn_hidden;
   const double bias = w.bias ? 1 : 0;
-  const double qkv = h * (a + 2 * k) * d + bias * (a + 2 * k) * d;
-  const double proj = a * d * h + bias * h;
+  const double qkv = w.mla() ? TransformerMla(*this, layer).parameters() : h * (a + 2 * k) * d + bias * (a + 2 * k) * d;
+  const double proj = w.mla() ? 0.0 : a * d * h + bias * h;
   const double up = gated(shape.mlp) ? 2 : 1;
   const double norm = w.norm == NormKind::LayerNorm ? h * (1 + bias) : h;  // scale (+ shift)
   if (w.moe_layer(layer)) return qkv + proj + 2 * norm + TransformerMoe(*this, layer).parameters();
@@ -331,9 +334,10 @@ double TransformerModel::layer_activation_bytes(int layer, config::Recompute rec
   // Korthikanti et al. 2022, Table 2, term by term: what each kernel keeps for its backward.
   const double residual = d.N() * ea;                      // a norm's input, a GEMM's normed input
   const double masks = spec_.dropout ? 2 * d.N() * kMaskBytes : 0.0;
-  const double attention = (d.Q() + d.KV()) * ea           // Q and K for the scores
-                           + d.KV() * ea                   // V for attn_v
-                           + d.Q() * ea;                   // the projection's input (attention output)
+  const double attention = spec_.mla() ? TransformerMla(*this, layer).saved_bytes()
+                                       : (d.Q() + d.KV()) * ea  // Q and K for the scores
+                                             + d.KV() * ea      // V for attn_v
+                                             + d.Q() * ea;      // the projection's input (attention output)
   const double mlp = d.F() * (gated(shape.mlp) ? 2 : 1) * ea  // the activation's input(s)
                      + d.F() * ea;                            // fc2's input
   // A MoE layer's router input and experts are TransformerMoe::activation_bytes.

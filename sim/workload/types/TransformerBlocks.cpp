@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "workload/ExpertRouting.hpp"
+#include "workload/TransformerMla.hpp"
 #include "workload/TransformerModel.hpp"
 #include "workload/TransformerMoe.hpp"
 #include "workload/types/TransformerType.hpp"
@@ -50,10 +51,18 @@ ParamTensor replicated(std::string name, double elements) { return ParamTensor{s
 
 /// A layer's second norm and attention tensors, in the order backward completes their gradients
 /// (after the MLP's or the experts').
-void push_attention_params(std::vector<ParamTensor>& p, const TransformerSpec& w, const LayerShape& shape, int t) {
+void push_attention_params(std::vector<ParamTensor>& p, const TransformerModel& model, int layer, int t) {
+  const auto& w = model.spec();
+  const LayerShape shape = w.layer(layer);
   const double h = w.hidden, d = w.resolved_head_dim(), a = w.heads, kv = shape.kv_heads;
   const double norm = w.norm == NormKind::LayerNorm && w.bias ? 2 * h : h;
   p.push_back(replicated("ln2", norm));
+  if (w.mla()) {
+    const auto mla = TransformerMla(model, layer).device_params(t);
+    p.insert(p.end(), mla.begin(), mla.end());
+    p.push_back(replicated("ln1", norm));
+    return;
+  }
   if (w.bias) p.push_back(replicated("proj.bias", h));
   p.push_back(sharded("proj.weight", a * d * h, t));
   if (w.bias) p.push_back(sharded("qkv.bias", (a + 2 * kv) * d, t));
@@ -112,7 +121,7 @@ Block layer_block(const Context& c, int l, const LayerShape& default_shape) {
   p.push_back(sharded("fc2.weight", f * h, t));
   if (w.bias) p.push_back(sharded("fc1.bias", up * f, t));
   p.push_back(sharded("fc1.weight", h * up * f, t));
-  push_attention_params(p, w, shape, t);
+  push_attention_params(p, c.model, l, t);
   for (const Recompute r : config::kAllRecomputes)
     b.saved_activation_B[policy_index(r)] = c.model.layer_activation_bytes(l, r);
   b.output_B = c.activation_B;
@@ -224,7 +233,6 @@ Block moe_layer_block(const Context& c, int l, int moe_index, ExpertLoad& load) 
                 make_segment("attn", c.model.attention_backward(l), tensor_op("tp2", o, CollectiveOp::ReduceScatter, c.activation_B))};
   b.selective_recompute = c.model.attention_core_forward(l);
   b.checkpointable = true;
-  const LayerShape shape = w.layer(l);
   const int t = o.tp;
   const double local_experts = static_cast<double>(w.experts) / o.ep;
   auto& p = b.params;
@@ -233,7 +241,7 @@ Block moe_layer_block(const Context& c, int l, int moe_index, ExpertLoad& load) 
   experts.expert = true;
   p.push_back(experts);
   p.push_back(replicated("router.weight", h * w.experts));
-  push_attention_params(p, w, shape, t);
+  push_attention_params(p, c.model, l, t);
   for (const Recompute r : config::kAllRecomputes)
     b.saved_activation_B[policy_index(r)] = c.model.layer_activation_bytes(l, r) + moe.activation_bytes(busiest, r);
   b.output_B = c.activation_B;
@@ -298,8 +306,13 @@ ModelDescription TransformerType::describe(const config::WorkloadSpec& workload,
 std::string TransformerType::shape_text(const config::WorkloadSpec& workload) const {
   const auto& w = workload.as<TransformerSpec>();
   std::string text = fmt::format("{} layers, hidden {}, {} heads", w.layers, w.hidden, w.heads);
-  if (w.resolved_kv_heads() != w.heads) text += fmt::format(" ({} KV)", w.resolved_kv_heads());
-  if (w.head_dim > 0 && static_cast<long long>(w.head_dim) * w.heads != w.hidden) text += fmt::format(" of {}", w.head_dim);
+  if (w.mla()) {
+    text += fmt::format(" (latent attention: q {}, kv {}, q.k {}+{}, v {})", w.q_lora_rank, w.kv_lora_rank,
+                        w.qk_nope_head_dim, w.qk_rope_head_dim, w.v_head_dim);
+  } else if (w.resolved_kv_heads() != w.heads) {
+    text += fmt::format(" ({} KV)", w.resolved_kv_heads());
+  }
+  if (!w.mla() && w.head_dim > 0 && static_cast<long long>(w.head_dim) * w.heads != w.hidden) text += fmt::format(" of {}", w.head_dim);
   text += fmt::format(", {} MLP {}", mlp_name(w.mlp), w.resolved_ffn_hidden());
   if (!w.overrides.empty()) text += fmt::format(" ({} overrides)", w.overrides.size());
   if (w.experts > 0) {

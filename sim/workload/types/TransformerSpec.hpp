@@ -90,6 +90,15 @@ struct TransformerSpec : config::WorkloadParams {
   double capacity_factor = 0;       // tokens an expert takes, x its balanced share; 0: dropless
   int first_dense_layers = 0;
 
+  // Multi-head latent attention (DeepSeek-V2/V3; docs/moe.md): kv_lora_rank > 0 replaces the qkv
+  // projection by low-rank latents; head_dim is then unused.
+  int q_lora_rank = 0;       // 0: queries projected from h directly
+  int kv_lora_rank = 0;      // 0: standard attention
+  int qk_nope_head_dim = 0;  // per-head query/key dimensions without rotary
+  int qk_rope_head_dim = 0;  // decoupled rotary dimensions (one key shared by all heads)
+  int v_head_dim = 0;        // per-head value dimensions
+
+  [[nodiscard]] bool mla() const { return kv_lora_rank > 0; }
   [[nodiscard]] bool moe_layer(int l) const { return experts > 0 && l >= first_dense_layers; }
   [[nodiscard]] int resolved_expert_ffn_hidden() const { return expert_ffn_hidden > 0 ? expert_ffn_hidden : resolved_ffn_hidden(); }
   [[nodiscard]] int resolved_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }

@@ -137,6 +137,28 @@ std::vector<KeySpec> TransformerType::keys() const {
        .description = "Linear layers and layernorms have biases (false for Llama and MPT)."},
       {.path = "dropout", .type = KeyType::Bool, .presence = Presence::Defaulted, .default_text = "true",
        .description = "Attention and hidden dropout (masks kept for backward); false for Llama-style training."},
+      {.path = "kv_lora_rank", .type = KeyType::Integer, .presence = Presence::Defaulted, .default_text = "0",
+       .constraint = Constraint::NonNegative, .counts = "elements",
+       .description = "Multi-head latent attention (DeepSeek-V2/V3, docs/moe.md): keys and values through a "
+                      "latent of this size (DeepSeek-V3: 512); 0: standard attention. Needs qk_nope_head_dim, "
+                      "qk_rope_head_dim and v_head_dim; head_dim and kv_heads are then unused."},
+      {.path = "q_lora_rank", .type = KeyType::Integer, .presence = Presence::Defaulted, .default_text = "0",
+       .constraint = Constraint::NonNegative, .counts = "elements",
+       .description = "Latent size of the queries (DeepSeek-V3: 1536); 0: queries projected from hidden directly.",
+       .only_with = {Condition::greater("kv_lora_rank", 0)}},
+      {.path = "qk_nope_head_dim", .type = KeyType::Integer, .presence = Presence::Optional,
+       .constraint = Constraint::AtLeastOne, .counts = "elements",
+       .description = "Per-head query/key dimensions without rotary (DeepSeek-V3: 128).",
+       .only_with = {Condition::greater("kv_lora_rank", 0)}},
+      {.path = "qk_rope_head_dim", .type = KeyType::Integer, .presence = Presence::Optional,
+       .constraint = Constraint::AtLeastOne, .counts = "elements",
+       .description = "Decoupled rotary dimensions per query head, one rotary key shared by the heads "
+                      "(DeepSeek-V3: 64).",
+       .only_with = {Condition::greater("kv_lora_rank", 0)}},
+      {.path = "v_head_dim", .type = KeyType::Integer, .presence = Presence::Optional,
+       .constraint = Constraint::AtLeastOne, .counts = "elements",
+       .description = "Per-head value dimensions (DeepSeek-V3: 128).",
+       .only_with = {Condition::greater("kv_lora_rank", 0)}},
       {.path = "experts", .type = KeyType::Integer, .presence = Presence::Defaulted, .default_text = "0",
        .constraint = Constraint::NonNegative, .counts = "experts",
        .description = "Routed experts per MoE layer (Mixture of Experts, docs/moe.md); 0: a dense model."},
@@ -195,6 +217,13 @@ std::shared_ptr<const config::WorkloadParams> TransformerType::build(const Confi
   spec->tie_embeddings = doc.get_bool("tie_embeddings");
   spec->bias = doc.get_bool("bias");
   spec->dropout = doc.get_bool("dropout");
+  spec->kv_lora_rank = static_cast<int>(doc.get_int("kv_lora_rank"));
+  if (spec->kv_lora_rank > 0) {
+    spec->q_lora_rank = static_cast<int>(doc.get_int("q_lora_rank"));
+    spec->qk_nope_head_dim = static_cast<int>(doc.get_int("qk_nope_head_dim"));
+    spec->qk_rope_head_dim = static_cast<int>(doc.get_int("qk_rope_head_dim"));
+    spec->v_head_dim = static_cast<int>(doc.get_int("v_head_dim"));
+  }
   spec->experts = static_cast<int>(doc.get_int("experts"));
   if (spec->experts > 0) {
     spec->top_k = static_cast<int>(doc.get_int("top_k"));
@@ -244,6 +273,14 @@ void TransformerType::check(const ConfigDocument& doc, std::vector<Diagnostic>& 
                        out);
         break;
       }
+  if (int_or(doc, "kv_lora_rank", 0) > 0)
+    for (const char* key : {"qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"})
+      if (!doc.find(key))
+        config::report(doc, "kv_lora_rank",
+                       fmt::format("latent attention (kv_lora_rank > 0) needs {}; give qk_nope_head_dim, "
+                                   "qk_rope_head_dim and v_head_dim",
+                                   key),
+                       out);
   const std::int64_t experts = int_or(doc, "experts", 0);
   if (experts > 0) {
     if (const std::int64_t k = int_or(doc, "top_k", 1); k > experts)
