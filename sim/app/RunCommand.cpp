@@ -15,6 +15,7 @@
 #include "driver/ScenarioRun.hpp"
 #include "report/ChromeTrace.hpp"
 #include "report/CollectiveTable.hpp"
+#include "report/CommProfile.hpp"
 #include "report/CsvTables.hpp"
 #include "report/OpTable.hpp"
 #include "report/Summary.hpp"
@@ -34,6 +35,7 @@ Command add_run_command(CLI::App& app) {
     std::string trace_file;     // Chrome trace-event JSON
     std::string timeline_file;  // SVG Gantt chart
     std::string csv_dir;        // ops.csv and devices.csv
+    std::string comm_dir;       // communication profile
     driver::RunOptions run;
     std::string max_memory;     // data size; empty: the machine's available memory
     double timeout_s = 0;
@@ -49,6 +51,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--trace", o->trace_file, "write a Chrome/Perfetto trace of the iteration to FILE.json");
   cmd->add_option("--timeline", o->timeline_file, "write an SVG timeline (Gantt chart) of the iteration to FILE.svg");
   cmd->add_option("--csv", o->csv_dir, "write ops.csv, devices.csv and collectives.csv to DIR");
+  cmd->add_option("--comm-profile", o->comm_dir,
+                  "write the communication profile to DIR: comm.csv (every collective and pipeline message), "
+                  "comm-summary.txt (per parallel axis), comm-sizes.svg (message sizes)");
   cmd->add_flag("--no-symmetry", [o](std::int64_t) { o->run.replay.symmetry = false; },
                 "replay every rank, even where data- or tensor-parallel ranks are proven isomorphic");
   cmd->add_option("--max-memory", o->max_memory,
@@ -67,6 +72,7 @@ Command add_run_command(CLI::App& app) {
             if (!o->trace_file.empty()) check_output_file(o->trace_file, "--trace");
             if (!o->timeline_file.empty()) check_output_file(o->timeline_file, "--timeline");
             if (!o->csv_dir.empty()) prepare_output_directory(o->csv_dir, "--csv");
+            if (!o->comm_dir.empty()) prepare_output_directory(o->comm_dir, "--comm-profile");
             const auto start = std::chrono::steady_clock::now();
             // Progress every 5 s on stderr; past --timeout, the located error and exit 2.
             driver::RunWatch watch(o->timeout_s, 5.0, [](const Diagnostic& d) {
@@ -105,6 +111,11 @@ Command add_run_command(CLI::App& app) {
               write(o->timeline_file, report::timeline_svg(run.step.plan, run.simulation, scenario.name, devices));
             if (!o->csv_dir.empty())
               report::write_csv_tables(o->csv_dir, run.step.plan, run.simulation, devices, run.collectives.get());
+            if (!o->comm_dir.empty())
+              report::write_comm_profile(o->comm_dir,
+                                         report::build_comm_profile(run.step.plan, run.simulation, *run.collectives,
+                                                                    devices, scenario.parallelism.zero_stage),
+                                         scenario.name);
             // Wall-clock figures go to the log, never to stdout, so outputs stay byte-identical.
             spdlog::info("simulated {} ops, {} messages in {:.3f} s wall ({:.0f} ops/s)",
                          run.simulation.ops_executed, run.simulation.messages, wall_s,

@@ -26,6 +26,10 @@ struct CollectiveRecord {
   config::Protocol protocol = config::Protocol::Simple;
   int channels = 1;
   std::vector<OpRange> ops;      // members, then the reducing switch if any
+  /// The bytes the schedule was planned with: the payload scaled by the protocol's and the
+  /// platform's efficiency (its transfers carry time-equivalent bytes); payload / this turns them
+  /// back into data.
+  double planned_bytes = 0;
 };
 
 class CollectiveLog {

@@ -1,0 +1,238 @@
+#include "report/CommProfile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "core/Errors.hpp"
+#include "core/Units.hpp"
+#include "report/CsvTables.hpp"
+#include "report/TimelineSvg.hpp"
+
+namespace clearfog::report {
+namespace {
+
+using program::Category;
+using program::OpIndex;
+
+std::string bytes_text(double b) { return units::format(b, units::Dimension::Bytes); }
+std::string seconds_text(double s) { return units::format(s, units::Dimension::Time); }
+
+constexpr std::array<const char*, 5> kAxes = {"tp", "dp", "zero", "ep", "pp"};
+
+std::string axis_of(Category category, program::Stream stream, config::CollectiveOp op, int zero_stage) {
+  if (stream == program::Stream::Gather) return "zero";
+  switch (category) {
+    case Category::TensorParallelComm: return "tp";
+    case Category::ExpertParallelComm: return "ep";
+    case Category::PipelineComm: return "pp";
+    case Category::DataParallelComm:
+      return zero_stage >= 1 && op != config::CollectiveOp::AllReduce ? "zero" : "dp";
+    default: return "other";
+  }
+}
+
+/// The compute-stream busy intervals of each rank, built on first use: exposed time is an
+/// interval's length minus its overlap with them.
+class ComputeBusy {
+public:
+  ComputeBusy(const program::Plan& plan, const engine::SimulationResult& result) : plan_(plan), result_(result) {}
+
+  double exposed(int rank, double start, double end) {
+    auto [it, added] = busy_.try_emplace(rank);
+    if (added) it->second = intervals(rank);
+    double covered = 0;
+    const auto& v = it->second;
+    auto i = std::lower_bound(v.begin(), v.end(), start, [](const auto& iv, double t) { return iv.second <= t; });
+    for (; i != v.end() && i->first < end; ++i) covered += std::min(end, i->second) - std::max(start, i->first);
+    return std::max(0.0, end - start - covered);
+  }
+
+private:
+  std::vector<std::pair<double, double>> intervals(int rank) const {
+    std::vector<std::pair<double, double>> v;
+    const auto& p = plan_.ranks[rank];
+    for (OpIndex i = 0; i < p.size(); ++i) {
+      if (p.stream(i) != program::Stream::Compute || p.kind(i) != program::OpKind::Compute) continue;
+      const auto& t = result_.ops[rank][i];
+      if (t.end_s > t.start_s) v.emplace_back(t.start_s, t.end_s);
+    }
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+
+  const program::Plan& plan_;
+  const engine::SimulationResult& result_;
+  std::map<int, std::vector<std::pair<double, double>>> busy_;
+};
+
+void add_collectives(CommProfile& out, const program::Plan& plan, const engine::SimulationResult& result,
+                     const collectives::CollectiveLog& log, int zero_stage, ComputeBusy& busy,
+                     std::vector<std::set<OpIndex>>& covered) {
+  for (const auto& c : log.records()) {
+    for (const auto& range : c.ops)
+      if (range.rank < out.devices)
+        for (OpIndex i = range.first; i < range.end; ++i) covered[range.rank].insert(i);
+    if (c.ops.empty() || c.ops.front().rank >= out.devices || c.ops.front().first == c.ops.front().end) continue;
+    const auto& range = c.ops.front();
+    const auto& p = plan.ranks[range.rank];
+    CommEvent e{c.name, axis_of(p.category(range.first), p.stream(range.first), c.op, zero_stage),
+                std::string(config::collective_op_name(c.op)), c.members, c.bytes, 0,
+                std::string(config::collective_algorithm_name(c.algorithm)),
+                std::string(config::protocol_name(c.protocol)), range.rank, 0, 0, 0};
+    e.start_s = result.ops[range.rank][range.first].start_s;
+    for (OpIndex i = range.first; i < range.end; ++i) {
+      for (const auto& t : p.sends(i)) e.sent_B += t.bytes;
+      e.end_s = std::max(e.end_s, result.ops[range.rank][i].end_s);
+    }
+    // The transfers carry time-equivalent bytes (efficiency folded in): back to data.
+    if (c.planned_bytes > 0) e.sent_B *= c.bytes / c.planned_bytes;
+    if (e.payload_B <= 0 || e.start_s < 0) continue;
+    e.exposed_s = busy.exposed(range.rank, e.start_s, e.end_s);
+    out.events.push_back(std::move(e));
+  }
+}
+
+void add_p2p(CommProfile& out, const program::Plan& plan, const engine::SimulationResult& result, ComputeBusy& busy,
+             const std::vector<std::set<OpIndex>>& covered) {
+  for (int r = 0; r < out.devices; ++r) {
+    const auto& p = plan.ranks[r];
+    for (OpIndex i = 0; i < p.size(); ++i) {
+      if (p.category(i) != Category::PipelineComm || p.kind(i) != program::OpKind::Exchange || covered[r].count(i))
+        continue;
+      for (const auto& t : p.sends(i)) {
+        const auto& timing = result.ops[r][i];
+        if (t.bytes <= 0 || timing.start_s < 0) continue;
+        CommEvent e{std::string(p.name(i)), "pp", "sendrecv", 2, t.bytes, t.bytes, "p2p", "-", r,
+                    timing.start_s, timing.end_s, 0};
+        e.exposed_s = busy.exposed(r, e.start_s, e.end_s);
+        out.events.push_back(std::move(e));
+      }
+    }
+  }
+}
+
+int size_bin(double bytes) { return std::max(0, static_cast<int>(std::floor(std::log2(std::max(bytes, 1.0))))); }
+
+}  // namespace
+
+double per_device_share(const CommEvent& e, int devices) {
+  return (e.op == "sendrecv" ? 1.0 : static_cast<double>(e.members)) / devices;
+}
+
+CommProfile build_comm_profile(const program::Plan& plan, const engine::SimulationResult& result,
+                               const collectives::CollectiveLog& log, int devices, int zero_stage) {
+  CommProfile out;
+  out.devices = std::min(devices, plan.rank_count());
+  ComputeBusy busy(plan, result);
+  std::vector<std::set<OpIndex>> covered(static_cast<std::size_t>(out.devices));
+  add_collectives(out, plan, result, log, zero_stage, busy, covered);
+  add_p2p(out, plan, result, busy, covered);
+  return out;
+}
+
+std::string comm_profile_csv(const CommProfile& profile) {
+  std::string out = "name,axis,op,members,payload_bytes,sent_bytes,algorithm,protocol,rank,start_s,end_s,time_s,exposed_s\n";
+  for (const auto& e : profile.events)
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_field(e.name), e.axis, e.op, e.members,
+                       e.payload_B, e.sent_B, e.algorithm, e.protocol, e.rank, e.start_s, e.end_s, e.end_s - e.start_s,
+                       e.exposed_s);
+  return out;
+}
+
+std::string render_comm_summary(const CommProfile& profile) {
+  struct Row {
+    double collectives = 0, messages = 0, payload = 0, sent = 0, time = 0, exposed = 0;
+  };
+  std::map<std::string, Row> rows;
+  for (const auto& e : profile.events) {
+    auto& r = rows[e.axis];
+    const double w = per_device_share(e, profile.devices);
+    (e.op == "sendrecv" ? r.messages : r.collectives) += 1;
+    r.payload += w * e.payload_B;
+    r.sent += w * e.sent_B;
+    r.time += w * (e.end_s - e.start_s);
+    r.exposed += w * e.exposed_s;
+  }
+  std::string out = fmt::format("Communication per device and iteration (mean over {} devices)\n", profile.devices);
+  out += fmt::format("  {:<5} {:>11} {:>9} {:>12} {:>12} {:>12} {:>12}\n", "axis", "collectives", "messages",
+                     "payload", "sent", "time", "exposed");
+  for (const char* axis : kAxes) {
+    const auto it = rows.find(axis);
+    if (it == rows.end()) continue;
+    const Row& r = it->second;
+    out += fmt::format("  {:<5} {:>11} {:>9} {:>12} {:>12} {:>12} {:>12}\n", axis, r.collectives, r.messages,
+                       bytes_text(r.payload), bytes_text(r.sent), seconds_text(r.time),
+                       seconds_text(r.exposed));
+  }
+  return out;
+}
+
+std::string comm_histogram_svg(const CommProfile& profile, const std::string& title) {
+  static const std::map<std::string, const char*> colour = {
+      {"tp", "#4e79a7"}, {"dp", "#f28e2b"}, {"zero", "#e15759"}, {"ep", "#76b7b2"}, {"pp", "#59a14f"}};
+  std::map<std::string, std::map<int, int>> counts;
+  int low = 64, high = 0, most = 1;
+  for (const auto& e : profile.events) {
+    const int b = size_bin(e.payload_B);
+    most = std::max(most, ++counts[e.axis][b]);
+    low = std::min(low, b);
+    high = std::max(high, b);
+  }
+  if (counts.empty()) low = high = 0;
+  const int bins = high - low + 1;
+  const double width = 900, left = 60, right = 20, top = 50, plot_h = 260, bottom = 70;
+  const double slot = (width - left - right) / bins;
+  const double bar = slot / (static_cast<double>(counts.size()) + 1);
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" "
+      "font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"{}\" y=\"24\" font-size=\"15\">{}</text>\n",
+      width, top + plot_h + bottom, left, xml_escape(title + ": messages per size and axis"));
+  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", left, top + plot_h,
+                     width - right);
+  svg += fmt::format("<text x=\"12\" y=\"{}\" transform=\"rotate(-90 12 {})\">count (log scale)</text>\n",
+                     top + plot_h / 2, top + plot_h / 2);
+  const double log_most = std::log10(most + 1.0);
+  int series = 0;
+  for (const auto& [axis, bins_of] : counts) {
+    for (const auto& [b, n] : bins_of) {
+      const double h = plot_h * std::log10(n + 1.0) / log_most;
+      const double x = left + (b - low) * slot + (series + 0.5) * bar;
+      svg += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{} "
+                         "{} messages of {} to {}</title></rect>\n",
+                         x, top + plot_h - h, bar, h, colour.count(axis) ? colour.at(axis) : "#999", axis, n,
+                         bytes_text(std::ldexp(1.0, b)), bytes_text(std::ldexp(1.0, b + 1)));
+    }
+    const double lx = left + 70.0 * series, ly = 32;  // legend in a row under the title
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",
+                       lx, ly, colour.count(axis) ? colour.at(axis) : "#999", lx + 14, ly + 9, axis);
+    ++series;
+  }
+  for (int b = low; b <= high; b += std::max(1, bins / 12))
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"end\" transform=\"rotate(-40 {:.1f} {})\">{}</text>\n",
+                       left + (b - low + 0.5) * slot, top + plot_h + 16, left + (b - low + 0.5) * slot,
+                       top + plot_h + 16, bytes_text(std::ldexp(1.0, b)));
+  svg += fmt::format("<text x=\"{}\" y=\"{}\">message size (payload, bins of [2^k, 2^(k+1)) bytes)</text>\n",
+                     left + (width - left - right) / 2 - 150, top + plot_h + bottom - 6);
+  return svg + "</svg>\n";
+}
+
+void write_comm_profile(const std::filesystem::path& dir, const CommProfile& profile, const std::string& title) {
+  const std::vector<std::pair<const char*, std::string>> files = {
+      {"comm.csv", comm_profile_csv(profile)},
+      {"comm-summary.txt", render_comm_summary(profile)},
+      {"comm-sizes.svg", comm_histogram_svg(profile, title)}};
+  for (const auto& [name, text] : files) {
+    std::ofstream f(dir / name, std::ios::binary);
+    f << text;
+    if (!f) throw Error(fmt::format("cannot write {}", (dir / name).string()));
+  }
+}
+
+}  // namespace clearfog::report
