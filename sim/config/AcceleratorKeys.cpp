@@ -68,6 +68,14 @@ KeyTable make_accelerator_table() {
                       "uses 0.69, measured on Megatron's attention kernels (docs/compute-model.md). "
                       "Memory-bound kernels and the HBM traffic of GEMMs are priced at memory.bandwidth "
                       "x memory.efficiency."},
+      {.path = "memory.random_access_efficiency",
+       .type = KeyType::Number,
+       .presence = Presence::Derived,
+       .default_text = "memory.efficiency",
+       .constraint = Constraint::Fraction,
+       .description = "Fraction of memory.bandwidth that scattered row accesses reach: embedding-bag "
+                      "gathers and scatter-adds (FBGEMM TBE) of rows missing the L2 (docs/dlrm.md). "
+                      "Absent: rows are priced like streaming traffic."},
       {.path = "sram.per_unit",
        .type = KeyType::Quantity,
        .dimension = Dimension::Bytes,

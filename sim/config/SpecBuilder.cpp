@@ -50,6 +50,8 @@ AcceleratorSpec build_accelerator(const ConfigDocument& document) {
   spec.memory_capacity_B = document.get_number("memory.capacity");
   spec.memory_bandwidth_Bps = document.get_number("memory.bandwidth");
   spec.memory_efficiency = document.get_number("memory.efficiency");
+  const ConfigValue* random = document.find("memory.random_access_efficiency");
+  spec.random_access_efficiency = random && !random->is_derived() ? random->as_number() : spec.memory_efficiency;
   spec.sram_per_unit_B = document.get_number("sram.per_unit");
   spec.sram_shared_B = document.get_number("sram.shared");
   spec.sram_shared_bandwidth_Bps = document.get_number("sram.shared_bandwidth");

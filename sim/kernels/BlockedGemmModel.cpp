@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/Errors.hpp"
+#include "kernels/EmbeddingBagModel.hpp"
 #include "kernels/FusedAttentionTiling.hpp"
 
 // Equations and their sources: docs/compute-model.md, "Blocked-GEMM model".
@@ -348,6 +349,7 @@ KernelCost BlockedGemmModel::cost(const Kernel& kernel) const {
     const auto e = estimate_attention(kernel.attention, kernel.dtype);
     return KernelCost{e.time_s, e.bound == GemmBound::Compute ? Bound::Compute : Bound::Memory};
   }
+  if (kernel.kind == KernelKind::EmbeddingBag) return embedding_bag_cost(kernel, accelerator_);
   // Memory-bound: the bytes at the level the working set fits in; the arithmetic at the dtype's
   // peak only matters for odd dtypes (fp32 ops on a part with a slow fp32 path).
   const double compute_s = kernel.flops / accelerator_.peak(kernel.dtype);

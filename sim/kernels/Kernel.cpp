@@ -67,6 +67,21 @@ Kernel Kernel::make_grouped_gemm(std::string name, std::vector<GemmShape> groups
   return kernel;
 }
 
+Kernel Kernel::make_embedding_bag(std::string name, std::vector<EmbeddingAccess> tables, double streamed_B,
+                                  double flops, DType dtype) {
+  Kernel kernel = make_memory_bound(std::move(name), streamed_B, flops, dtype);
+  kernel.kind = KernelKind::EmbeddingBag;
+  for (const auto& t : tables) {
+    if (!(t.accesses >= 0) || !(t.access_B >= 0) || !(t.rows > 0) || !(t.row_B > 0))
+      throw Error(fmt::format("Kernel::make_embedding_bag: '{}': accesses and access bytes must be >= 0, rows and "
+                              "row bytes > 0, got accesses={} access_B={} rows={} row_B={}",
+                              kernel.name, t.accesses, t.access_B, t.rows, t.row_B));
+    kernel.bytes += t.accesses * t.access_B;
+  }
+  kernel.tables = std::move(tables);
+  return kernel;
+}
+
 Kernel Kernel::make_fused_attention(std::string name, AttentionShape shape, DType dtype) {
   if (shape.batch_heads <= 0 || shape.seq <= 0 || shape.head_dim <= 0)
     throw Error(fmt::format("Kernel::make_fused_attention: '{}': batch_heads, seq and head_dim must be > 0, got "

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/DType.hpp"
+#include "kernels/EmbeddingAccess.hpp"
 
 namespace clearfog::kernels {
 
@@ -13,7 +14,8 @@ enum class KernelKind {
   Gemm,        // C[m x n] = A[m x k] . B[k x n], `batch` independent instances
   MemoryBound,    // elementwise / reduction ops (layernorm, softmax, GeLU, dropout, add, optimizer)
   FusedAttention,  // FlashAttention-2-style softmax(Q.K^T).V in one kernel, forward or backward
-  GroupedGemm      // several independent GEMMs of their own shapes in one launch (MoE experts)
+  GroupedGemm,     // several independent GEMMs of their own shapes in one launch (MoE experts)
+  EmbeddingBag     // table-batched embedding lookups (FBGEMM TBE): random row traffic plus streamed bytes
 };
 
 struct GemmShape {
@@ -52,6 +54,7 @@ struct Kernel {
   GemmShape gemm;             // only for Gemm
   AttentionShape attention;   // only for FusedAttention
   std::vector<GemmShape> groups;  // only for GroupedGemm: one shape per group (an expert's tokens)
+  std::vector<EmbeddingAccess> tables;  // only for EmbeddingBag: the random row traffic, per table (shard)
   double flops = 0;           // arithmetic work, FLOP (2*m*n*k*batch for a GEMM)
   double bytes = 0;           // DRAM/HBM traffic assuming no reuse across kernels, B; for fused
                               // attention the compulsory part (tensors read or written once)
@@ -78,6 +81,11 @@ struct Kernel {
   /// m x n x k; FLOPs and compulsory bytes are the groups' sums. Groups of size 0 (an expert with
   /// no tokens) are dropped; an empty list is a kernel of no work.
   static Kernel make_grouped_gemm(std::string name, std::vector<GemmShape> groups, DType dtype);
+  /// A table-batched embedding-bag kernel (one launch for all of a device's tables): `streamed_B`
+  /// of contiguous traffic (indices, offsets, pooled outputs or their gradients) plus each table's
+  /// random row accesses. `bytes` is their sum (what a model without random-access pricing reads).
+  static Kernel make_embedding_bag(std::string name, std::vector<EmbeddingAccess> tables, double streamed_B,
+                                   double flops, DType dtype);
 };
 
 /// `k` marked as a weight-gradient kernel.

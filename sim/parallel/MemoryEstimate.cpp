@@ -102,6 +102,27 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
           std::max(largest_checkpointed, block.saved_activation_B[workload::policy_index(config::Recompute::None)]);
   }
 
+  // Sparse embedding tables (docs/dlrm.md): each device holds its shards; the busiest device counts.
+  std::vector<double> sparse_weights(static_cast<std::size_t>(par.pp), 0.0), sparse_optimizer = sparse_weights;
+  for (int s = 0; s < par.pp; ++s) {
+    std::vector<double> weights_by_rank, optimizer_by_rank;
+    for (std::size_t b = 0; b < model.blocks.size(); ++b) {
+      const auto& block = model.blocks[b];
+      if (stage_of_block[b] != s) continue;
+      weights_by_rank.resize(std::max(weights_by_rank.size(), block.sparse_weights_B_by_expert_rank.size()), 0.0);
+      optimizer_by_rank.resize(weights_by_rank.size(), 0.0);
+      for (std::size_t j = 0; j < block.sparse_weights_B_by_expert_rank.size(); ++j) {
+        weights_by_rank[j] += block.sparse_weights_B_by_expert_rank[j];
+        optimizer_by_rank[j] += block.sparse_optimizer_B_by_expert_rank.at(j);
+      }
+    }
+    for (std::size_t j = 0; j < weights_by_rank.size(); ++j)
+      if (weights_by_rank[j] + optimizer_by_rank[j] > sparse_weights[s] + sparse_optimizer[s]) {
+        sparse_weights[s] = weights_by_rank[j];
+        sparse_optimizer[s] = optimizer_by_rank[j];
+      }
+  }
+
   MemoryEstimate worst;
   for (int s = 0; s < par.pp; ++s) {
     std::vector<double> chunk_activation(static_cast<std::size_t>(par.virtual_stages), 0.0);
@@ -116,9 +137,9 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
                              dense.optimizer_B + experts.optimizer_B};
     MemoryEstimate m;
     m.stage = s;
-    m.weights_B = states.weights_B;
+    m.weights_B = states.weights_B + sparse_weights[s];
     m.gradients_B = states.gradients_B;
-    m.optimizer_B = states.optimizer_B;
+    m.optimizer_B = states.optimizer_B + sparse_optimizer[s];
     m.activations_B = peak_stage_activations(scenario, s, chunk_activation);
     // DDP all-reduces gradients bucket by bucket. The gradients themselves are counted once (as
     // with gradient_as_bucket_view); on top, the bucket being reduced needs one bucket of staging

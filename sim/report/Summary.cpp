@@ -45,7 +45,7 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                           m.model_flops / 1e15, units::format(m.peak_flops_per_device, Dimension::FlopRate)));
 
   if (s.parallelism.tp > 1 || s.parallelism.pp > 1 || s.parallelism.zero_stage > 0 ||
-      s.training.recompute != config::Recompute::None) {
+      s.training.recompute != config::Recompute::None || (s.parallelism.ep > 1 && s.workload.type == "dlrm")) {
     const auto& p = s.parallelism;
     line("parallelism", fmt::format("tp {} x pp {} x dp {}{}{}, schedule {} (v = {}), ZeRO {}, recompute {}", p.tp, p.pp,
                                     p.dp, p.ep > 1 ? fmt::format(" (ep {})", p.ep) : std::string(),
@@ -62,7 +62,11 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                   "token copies dropped",
                                   m.expert_load.moe_layers, config::routing_name(s.moe.routing),
                                   m.expert_load.imbalance, pct(m.expert_load.dropped_share)));
-    if (p.ep > 1)
+    if (p.ep > 1 && s.workload.type == "dlrm")  // the tables are sharded over the ep group (docs/dlrm.md)
+      line("embedding comm", fmt::format("{} (index and pooled-embedding all-to-alls, row-wise reduce-scatters; "
+                                         "waits for the busiest table owner included)",
+                                         t(m.ep_comm_s)));
+    else if (p.ep > 1)
       line("expert-parallel comm", fmt::format("{} (all-to-alls on the critical path, waits for the busiest expert "
                                                "rank included)",
                                                t(m.ep_comm_s)));

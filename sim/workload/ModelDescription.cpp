@@ -13,7 +13,7 @@ double Block::device_parameters() const {
 }
 
 double Block::model_parameters() const {
-  double n = 0;
+  double n = sparse_model_parameters;
   for (const auto& p : params)
     if (p.tied_to.empty()) n += p.model_elements;
   return n;

@@ -110,6 +110,13 @@ struct Block {
   /// may send 1/t of it between stages and re-form it with an all-gather.
   bool output_replicated = true;
 
+  /// Embedding tables a sparse optimizer updates inside the backward pass (DLRM's sharded tables):
+  /// not in `params` (no dense gradient, reduction or optimizer step), their bytes counted here,
+  /// per expert rank (the devices the tables are sharded over). Empty: none.
+  std::vector<double> sparse_weights_B_by_expert_rank;
+  std::vector<double> sparse_optimizer_B_by_expert_rank;  // their optimizer state
+  double sparse_model_parameters = 0;                     // their elements in the model, counted once
+
   /// Parameter elements of this block on this device.
   [[nodiscard]] double device_parameters() const;
   /// Parameter elements of this block in the model (tied copies not counted).

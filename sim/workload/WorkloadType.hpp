@@ -23,6 +23,7 @@ struct DescribeOptions {
   int ep = 1;                     // expert parallelism (devices the experts are split over)
   config::MoeSpec moe;            // token routing of MoE layers
   config::KernelFusions fusions;  // the framework profile's fused kernels
+  int node_devices = 1;           // devices per node (hosts of DLRM's table-row-wise sharding)
 };
 
 class WorkloadType : public config::WorkloadTypeSchema {

@@ -4,6 +4,7 @@
 
 #include "workload/WorkloadType.hpp"
 #include "workload/types/CnnType.hpp"
+#include "workload/types/DlrmType.hpp"
 #include "workload/types/TransformerType.hpp"
 
 namespace clearfog::workload {
@@ -11,7 +12,8 @@ namespace clearfog::workload {
 const std::vector<const WorkloadType*>& workload_types() {
   static const TransformerType transformer;
   static const CnnType cnn;
-  static const std::vector<const WorkloadType*> all = {&transformer, &cnn};
+  static const DlrmType dlrm;
+  static const std::vector<const WorkloadType*> all = {&transformer, &cnn, &dlrm};
   return all;
 }
 
@@ -30,7 +32,7 @@ ModelDescription describe(const config::ScenarioSpec& scenario) {
   return workload_type(scenario.workload.type)
       .describe(scenario.workload,
                 DescribeOptions{t.micro_batch, t.precision, p.tp, p.sequence_parallel, t.attention, p.ep, scenario.moe,
-                                scenario.framework.fusions});
+                                scenario.framework.fusions, scenario.platform.node.devices});
 }
 
 }  // namespace clearfog::workload

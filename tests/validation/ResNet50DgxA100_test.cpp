@@ -19,20 +19,10 @@
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedRun.hpp"
 #include "support/ReferenceCsv.hpp"
+#include "support/SweepAxis.hpp"
 #include "sweep/SweepSpec.hpp"
 
 using namespace clearfog;
-
-namespace {
-
-std::string axis(const sweep::SweepPoint& point, const std::string& key) {
-  for (const auto& [k, v] : point.axes)
-    if (k == key) return v;
-  FAIL("sweep point without " << key);
-  return {};
-}
-
-}  // namespace
 
 TEST_CASE("validation::ResNet-50 on DGX A100, images/s, 1 and 8 GPUs, AMP and TF32", "[validation][simulation]") {
   const auto spec = sweep::load_sweep(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/sweeps/resnet50-dgx-a100.yaml");
@@ -45,10 +35,10 @@ TEST_CASE("validation::ResNet-50 on DGX A100, images/s, 1 and 8 GPUs, AMP and TF
   }
   REQUIRE(points.size() == published.size());
   for (const auto& point : points) {
-    const int gpus = std::stoi(axis(point, "parallelism.dp"));
-    const std::string precision = axis(point, "training.precision") == "fp16" ? "amp" : "tf32";
-    REQUIRE(std::stoi(axis(point, "platform.node.devices")) == gpus);
-    REQUIRE(std::stoi(axis(point, "training.global_batch")) == 256 * gpus);
+    const int gpus = std::stoi(test::sweep_axis(point, "parallelism.dp"));
+    const std::string precision = test::sweep_axis(point, "training.precision") == "fp16" ? "amp" : "tf32";
+    REQUIRE(std::stoi(test::sweep_axis(point, "platform.node.devices")) == gpus);
+    REQUIRE(std::stoi(test::sweep_axis(point, "training.global_batch")) == 256 * gpus);
     const auto scenario = config::load_scenario(spec.base, point.overrides);
     const std::string text = engine::run_forked(
         [&] { return std::to_string(driver::run_scenario(scenario).metrics.samples_per_s); });

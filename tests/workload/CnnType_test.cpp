@@ -67,7 +67,7 @@ double resnet50_macs() {
 }
 
 ModelDescription describe(const config::WorkloadSpec& w, int b, DType dtype = DType::fp16) {
-  return workload::workload_type("cnn").describe(w, DescribeOptions{b, dtype, 1, false, config::Attention::Unfused, 1, {}, {}});
+  return workload::workload_type("cnn").describe(w, DescribeOptions{b, dtype, 1, false, config::Attention::Unfused, 1, {}, {}, 1});
 }
 
 config::WorkloadSpec shipped(const std::string& file) {
@@ -406,8 +406,8 @@ TEST_CASE("workload::Cnn: depthwise convolutions run as memory-bound kernels wit
 TEST_CASE("workload::Cnn: tensor and sequence parallelism are refused", "[workload][cnn]") {
   const auto w = shipped("resnet-50.yaml");
   const auto& type = workload::workload_type("cnn");
-  CHECK_THROWS_AS(type.describe(w, DescribeOptions{8, DType::fp16, 2, false, config::Attention::Unfused, 1, {}, {}}), Error);
-  CHECK_THROWS_AS(type.describe(w, DescribeOptions{8, DType::fp16, 1, true, config::Attention::Unfused, 1, {}, {}}), Error);
+  CHECK_THROWS_AS(type.describe(w, DescribeOptions{8, DType::fp16, 2, false, config::Attention::Unfused, 1, {}, {}, 1}), Error);
+  CHECK_THROWS_AS(type.describe(w, DescribeOptions{8, DType::fp16, 1, true, config::Attention::Unfused, 1, {}, {}, 1}), Error);
   CHECK(type.shape_text(w) == "224x224x3 images, stages 3-4-6-3 bottleneck: 175 layers in 18 blocks, 1000 classes");
 }
 
