@@ -10,6 +10,7 @@ CLEARFOG_BUILD="${CLEARFOG_BUILD:-$CLEARFOG_ROOT/build}"
 # the fuzz test, which build apart from the normal build.
 CLEARFOG_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev catch2
                    libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libjemalloc-dev
+                   protobuf-compiler libprotobuf-dev
                    clang-14 libclang-rt-14-dev)
 
 clearfog_install_packages() {

@@ -36,5 +36,6 @@ Command add_schedule_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_export_command(CLI::App& app);
 
 }  // namespace clearfog::app

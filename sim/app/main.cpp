@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
       add_sweep_command(app),
       add_merge_command(app),
       add_compare_command(app),
+      add_export_command(app),
   };
 
   try {

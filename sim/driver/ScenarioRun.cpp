@@ -103,7 +103,28 @@ parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cl
   return c;
 }
 
+parallel::PlanOptions plan_options(const config::ScenarioSpec& scenario) {
+  parallel::PlanOptions options;
+  // Fluid collectives are chosen for large runs: one op per model chunk keeps the event count low.
+  // Not under ZeRO-3, whose units gather, prefetch and reduce block by block (FSDP).
+  options.fuse_chunk_layers = scenario.granularity == config::Granularity::Chunk ||
+                              (scenario.granularity == config::Granularity::Auto &&
+                               scenario.collectives.fidelity == config::Fidelity::Fluid &&
+                               scenario.parallelism.zero_stage < 3);
+  return options;
+}
+
 }  // namespace
+
+ScenarioPlan plan_scenario(const config::ScenarioSpec& scenario) {
+  ScenarioPlan plan;
+  plan.collectives = std::make_shared<collectives::CollectiveLog>();
+  const auto topology = topology::ClusterTopology::build(scenario.platform);
+  const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
+  plan.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario, plan.collectives),
+                                  plan_options(scenario));
+  return plan;
+}
 
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions& run_options) {
   ScenarioRun run;
@@ -116,13 +137,7 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions&
   run.collectives = std::make_shared<collectives::CollectiveLog>();
   const auto topology = topology::ClusterTopology::build(scenario.platform);
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
-  parallel::PlanOptions options;
-  // Fluid collectives are chosen for large runs: one op per model chunk keeps the event count low.
-  // Not under ZeRO-3, whose units gather, prefetch and reduce block by block (FSDP).
-  options.fuse_chunk_layers = scenario.granularity == config::Granularity::Chunk ||
-                              (scenario.granularity == config::Granularity::Auto &&
-                               scenario.collectives.fidelity == config::Fidelity::Fluid &&
-                               scenario.parallelism.zero_stage < 3);
+  const parallel::PlanOptions options = plan_options(scenario);
   phase("planning", 0);
   run.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario, run.collectives), options);
   const double planning_s = phases.mark("planned");

@@ -33,6 +33,13 @@ struct RunOptions {
   RunWatch* watch = nullptr;
 };
 
+/// The plan of `scenario`'s iteration and the collectives it used, without simulating it (exports).
+struct ScenarioPlan {
+  parallel::StepPlan step;
+  std::shared_ptr<collectives::CollectiveLog> collectives;
+};
+ScenarioPlan plan_scenario(const config::ScenarioSpec& scenario);
+
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions& options = {});
 
 }  // namespace clearfog::driver

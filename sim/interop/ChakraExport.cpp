@@ -1,0 +1,193 @@
+#include "interop/ChakraExport.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+
+#include "core/Errors.hpp"
+
+namespace clearfog::interop {
+namespace {
+
+using ChakraProtoMsg::AttributeProto;
+using ChakraProtoMsg::Node;
+using program::OpIndex;
+using program::RankProgram;
+using NodeIds = std::vector<std::uint64_t>;
+
+/// Chakra's type of a clearfog collective; none for SendRecv, which is exported as its transfers.
+std::optional<ChakraProtoMsg::CollectiveCommType> comm_type(config::CollectiveOp op) {
+  switch (op) {
+    case config::CollectiveOp::AllReduce: return ChakraProtoMsg::ALL_REDUCE;
+    case config::CollectiveOp::ReduceScatter: return ChakraProtoMsg::REDUCE_SCATTER;
+    case config::CollectiveOp::AllGather: return ChakraProtoMsg::ALL_GATHER;
+    case config::CollectiveOp::AllToAll: return ChakraProtoMsg::ALL_TO_ALL;
+    case config::CollectiveOp::Broadcast: return ChakraProtoMsg::BROADCAST;
+    case config::CollectiveOp::Reduce: return ChakraProtoMsg::REDUCE;
+    case config::CollectiveOp::SendRecv: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void add_int(Node& node, const std::string& name, std::int64_t value) {
+  AttributeProto* a = node.add_attr();
+  a->set_name(name);
+  a->set_int64_val(value);
+}
+
+void add_string(google::protobuf::RepeatedPtrField<AttributeProto>& attrs, const std::string& name,
+                const std::string& value) {
+  AttributeProto* a = attrs.Add();
+  a->set_name(name);
+  a->set_string_val(value);
+}
+
+std::int64_t whole_bytes(double bytes) { return std::llround(bytes); }
+std::uint64_t micros(double seconds) { return static_cast<std::uint64_t>(std::llround(seconds * 1e6)); }
+
+/// Builds one rank's nodes op by op.
+class RankTraceBuilder {
+public:
+  RankTraceBuilder(const RankProgram& program, const collectives::CollectiveLog& log, int rank)
+      : program_(program), log_(log), rank_(rank), collective_of_op_(program.size(), -1),
+        nodes_of_op_(program.size()) {
+    const auto& records = log.records();
+    for (std::size_t c = 0; c < records.size(); ++c) {
+      if (!comm_type(records[c].op)) continue;
+      for (const auto& range : records[c].ops)
+        if (range.rank == rank)
+          for (OpIndex i = range.first; i < range.end && i < program.size(); ++i)
+            collective_of_op_[i] = static_cast<int>(c);
+    }
+  }
+
+  std::vector<Node> build() {
+    for (OpIndex i = 0; i < program_.size(); ++i) {
+      if (collective_of_op_[i] >= 0) {
+        i = add_collective(i) - 1;
+      } else if (program_.kind(i) == program::OpKind::Compute || program_.transfer_begin(i) == program_.transfer_end(i)) {
+        add_compute(i);
+      } else {
+        add_transfers(i);
+      }
+    }
+    return std::move(nodes_);
+  }
+
+private:
+  /// A new node for op `i` with the dependencies of `ops` (those outside `ops` themselves).
+  Node& add_node(OpIndex i, ChakraProtoMsg::NodeType type, const std::string& name, OpIndex ops_first,
+                 OpIndex ops_end) {
+    Node& node = nodes_.emplace_back();
+    node.set_id(nodes_.size() - 1);
+    node.set_name(name);
+    node.set_type(type);
+    NodeIds data;
+    for (OpIndex op = ops_first; op < ops_end; ++op)
+      for (const OpIndex d : program_.deps(op))
+        if (d < ops_first || d >= ops_end) data.insert(data.end(), nodes_of_op_[d].begin(), nodes_of_op_[d].end());
+    std::sort(data.begin(), data.end());
+    data.erase(std::unique(data.begin(), data.end()), data.end());
+    for (const auto id : data) node.add_data_deps(id);
+    for (const auto id : stream_tail_[static_cast<int>(program_.stream(i))])
+      if (!std::binary_search(data.begin(), data.end(), id)) node.add_ctrl_deps(id);
+    AttributeProto* cpu = node.add_attr();
+    cpu->set_name("is_cpu_op");
+    cpu->set_bool_val(false);
+    add_string(*node.mutable_attr(), "stream", std::string(program::stream_name(program_.stream(i))));
+    add_string(*node.mutable_attr(), "category", std::string(program::category_name(program_.category(i))));
+    return node;
+  }
+
+  /// Op `i` ends as `ids`: later ops depend on them, and its stream runs on after them.
+  void finish(OpIndex i, const NodeIds& ids) {
+    nodes_of_op_[i] = ids;
+    stream_tail_[static_cast<int>(program_.stream(i))] = ids;
+  }
+
+  void add_compute(OpIndex i) {
+    Node& node = add_node(i, ChakraProtoMsg::COMP_NODE, std::string(program_.name(i)), i, i + 1);
+    node.set_duration_micros(micros(program_.seconds(i)));
+    AttributeProto* seconds = node.add_attr();
+    seconds->set_name("duration_s");
+    seconds->set_double_val(program_.seconds(i));
+    finish(i, {node.id()});
+  }
+
+  /// One node per transfer of an exchange that belongs to no collective (pipeline p2p).
+  void add_transfers(OpIndex i) {
+    NodeIds ids;
+    for (std::uint32_t t = program_.transfer_begin(i); t < program_.transfer_end(i); ++t) {
+      const bool send = t < program_.sends_end(i);
+      Node& node = add_node(i, send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
+                            std::string(program_.name(i)), i, i + 1);
+      add_int(node, "comm_src", send ? rank_ : program_.peer(t));
+      add_int(node, "comm_dst", send ? program_.peer(t) : rank_);
+      add_int(node, "comm_tag", static_cast<std::int64_t>(program_.tag(t)));
+      add_int(node, "comm_size", whole_bytes(program_.bytes(t)));
+      ids.push_back(node.id());
+    }
+    finish(i, ids);
+  }
+
+  /// The ops of one collective (its rounds) as one COMM_COLL node, made at its first op. Returns
+  /// the index past its last op.
+  OpIndex add_collective(OpIndex i) {
+    const auto& record = log_.records()[static_cast<std::size_t>(collective_of_op_[i])];
+    OpIndex end = i;
+    while (end < program_.size() && collective_of_op_[end] == collective_of_op_[i]) ++end;
+    Node& node = add_node(i, ChakraProtoMsg::COMM_COLL_NODE, record.name, i, end);
+    add_int(node, "comm_type", *comm_type(record.op));
+    add_int(node, "comm_size", whole_bytes(record.bytes));
+    AttributeProto* group = node.add_attr();
+    group->set_name("comm_group");
+    for (std::size_t m = 0; m < record.ops.size() && m < static_cast<std::size_t>(record.members); ++m)
+      group->mutable_int64_list()->add_values(record.ops[m].rank);
+    add_string(*node.mutable_attr(), "algorithm", std::string(config::collective_algorithm_name(record.algorithm)));
+    const NodeIds ids = {node.id()};
+    for (OpIndex op = i; op < end; ++op) finish(op, ids);
+    return end;
+  }
+
+  const RankProgram& program_;
+  const collectives::CollectiveLog& log_;
+  int rank_;
+  std::vector<int> collective_of_op_;  // index into log_.records(), -1: none
+  std::vector<NodeIds> nodes_of_op_;
+  std::array<NodeIds, program::kStreamCount> stream_tail_;
+  std::vector<Node> nodes_;
+};
+
+}  // namespace
+
+std::string chakra_file_name(int rank) { return fmt::format("et.{}.et", rank); }
+
+ChakraTrace chakra_trace(const parallel::StepPlan& step, const collectives::CollectiveLog& log, int rank,
+                         const std::string& scenario_name) {
+  ChakraTrace trace;
+  trace.metadata.set_version(kChakraSchemaVersion);
+  auto& attrs = *trace.metadata.mutable_attr();
+  add_string(attrs, "generator", std::string("clearfog ") + CLEARFOG_VERSION);
+  add_string(attrs, "scenario", scenario_name);
+  add_string(attrs, "rank", std::to_string(rank));
+  add_string(attrs, "ranks", std::to_string(step.plan.rank_count()));
+  trace.nodes = RankTraceBuilder(step.plan.ranks.at(static_cast<std::size_t>(rank)), log, rank).build();
+  return trace;
+}
+
+ChakraExportSummary export_chakra(const parallel::StepPlan& step, const collectives::CollectiveLog& log,
+                                  const std::filesystem::path& dir, const std::string& scenario_name) {
+  ChakraExportSummary summary;
+  for (int r = 0; r < step.plan.rank_count(); ++r) {
+    const ChakraTrace trace = chakra_trace(step, log, r, scenario_name);
+    write_chakra_trace(dir / chakra_file_name(r), trace);
+    ++summary.files;
+    summary.nodes += trace.nodes.size();
+  }
+  return summary;
+}
+
+}  // namespace clearfog::interop

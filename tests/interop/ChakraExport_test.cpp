@@ -1,0 +1,118 @@
+// Chakra export: the traces read back through the generated classes describe the plan they were
+// written from (node counts and types, collective sizes against the closed form of the gradients).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "config/ConfigLoader.hpp"
+#include "driver/ScenarioRun.hpp"
+#include "interop/ChakraExport.hpp"
+#include "support/TestPlatforms.hpp"
+
+using namespace clearfog;
+
+namespace {
+
+/// Parameters: Megatron SC21 Eq. 2, P = 12 l h^2 (1 + 13/(12h) + (V+s)/(12 l h)), plus the final
+/// layernorm (2h), which Eq. 2 leaves out.
+double parameters(const config::WorkloadSpec& workload) {
+  const auto& w = test::transformer(workload);
+  const double l = w.layers, s = w.seq_length, h = w.hidden, V = w.vocab_size;
+  return 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h)) + 2 * h;
+}
+
+std::int64_t int_attr(const ChakraProtoMsg::Node& node, const std::string& name) {
+  for (const auto& a : node.attr())
+    if (a.name() == name) return a.int64_val();
+  FAIL("node " << node.id() << " has no attribute " << name);
+  return 0;
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("interop::export_chakra: a data-parallel plan read back rank by rank", "[interop]") {
+  const auto scenario = config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/quickstart.yaml");
+  REQUIRE(scenario.parallelism.tp == 1);
+  REQUIRE(scenario.parallelism.pp == 1);
+  const auto plan = driver::plan_scenario(scenario);
+  const auto dir = fresh_dir("clearfog-chakra-export-test");
+  const auto summary = interop::export_chakra(plan.step, *plan.collectives, dir, scenario.name);
+  REQUIRE(summary.files == plan.step.plan.rank_count());
+
+  std::uint64_t nodes = 0;
+  for (int r = 0; r < plan.step.plan.rank_count(); ++r) {
+    const auto trace = interop::read_chakra_trace(dir / interop::chakra_file_name(r));
+    CHECK(trace.metadata.version() == interop::kChakraSchemaVersion);
+    nodes += trace.nodes.size();
+
+    std::map<int, int> of_type;
+    double all_reduce_B = 0;
+    for (std::size_t i = 0; i < trace.nodes.size(); ++i) {
+      const auto& node = trace.nodes[i];
+      CHECK(node.id() == i);
+      for (const auto d : node.ctrl_deps()) CHECK(d < node.id());
+      for (const auto d : node.data_deps()) CHECK(d < node.id());
+      ++of_type[node.type()];
+      if (node.type() == ChakraProtoMsg::COMM_COLL_NODE && int_attr(node, "comm_type") == ChakraProtoMsg::ALL_REDUCE)
+        all_reduce_B += static_cast<double>(int_attr(node, "comm_size"));
+    }
+    // One COMM_COLL node per collective the rank takes part in; one COMP node per compute op.
+    int collectives = 0;
+    for (const auto& record : plan.collectives->records())
+      if (record.op != config::CollectiveOp::SendRecv)
+        for (const auto& range : record.ops) collectives += range.rank == r ? 1 : 0;
+    CHECK(of_type[ChakraProtoMsg::COMM_COLL_NODE] == collectives);
+    int compute_ops = 0;
+    for (const auto& op : plan.step.plan.ranks[r].ops()) compute_ops += op.kind == program::OpKind::Compute ? 1 : 0;
+    CHECK(of_type[ChakraProtoMsg::COMP_NODE] == compute_ops);
+    CHECK(of_type[ChakraProtoMsg::COMM_SEND_NODE] == 0);  // no pipeline
+    // Every gradient is all-reduced once: 2 B (bf16) per parameter, each bucket rounded to a byte.
+    CHECK(all_reduce_B == Approx(2.0 * parameters(scenario.workload)).margin(static_cast<double>(collectives)));
+  }
+  CHECK(nodes == summary.nodes);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("interop::export_chakra: pipeline activations become matching sends and receives", "[interop]") {
+  auto scenario = config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/quickstart.yaml",
+                                        {config::parse_override("parallelism.dp=4"),
+                                         config::parse_override("parallelism.pp=2")});
+  const auto plan = driver::plan_scenario(scenario);
+  // (src, dst, tag) of every send on its sender, of every receive on its receiver: the same set.
+  std::multiset<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> sends, recvs;
+  for (int r = 0; r < plan.step.plan.rank_count(); ++r)
+    for (const auto& node : interop::chakra_trace(plan.step, *plan.collectives, r, scenario.name).nodes) {
+      if (node.type() != ChakraProtoMsg::COMM_SEND_NODE && node.type() != ChakraProtoMsg::COMM_RECV_NODE) continue;
+      auto& set = node.type() == ChakraProtoMsg::COMM_SEND_NODE ? sends : recvs;
+      set.emplace(int_attr(node, "comm_src"), int_attr(node, "comm_dst"), int_attr(node, "comm_tag"),
+                  int_attr(node, "comm_size"));
+    }
+  CHECK_FALSE(sends.empty());
+  CHECK(sends == recvs);
+  for (const auto& [src, dst, tag, size] : sends) CHECK(size == std::llround(plan.step.p2p_bytes));
+}
+
+TEST_CASE("interop::read_chakra_trace: rejects a missing or cut-short file", "[interop]") {
+  const auto dir = fresh_dir("clearfog-chakra-read-test");
+  SECTION("missing") { CHECK_THROWS_AS(interop::read_chakra_trace(dir / "none.et"), Error); }
+  SECTION("cut short") {
+    interop::ChakraTrace trace;
+    trace.metadata.set_version("0.0.4");
+    trace.nodes.emplace_back().set_name("a node long enough to be cut");
+    interop::write_chakra_trace(dir / "t.et", trace);
+    std::filesystem::resize_file(dir / "t.et", std::filesystem::file_size(dir / "t.et") - 3);
+    CHECK_THROWS_AS(interop::read_chakra_trace(dir / "t.et"), Error);
+  }
+  std::filesystem::remove_all(dir);
+}
