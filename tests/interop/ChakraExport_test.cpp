@@ -100,7 +100,17 @@ TEST_CASE("interop::export_chakra: pipeline activations become matching sends an
     }
   CHECK_FALSE(sends.empty());
   CHECK(sends == recvs);
-  for (const auto& [src, dst, tag, size] : sends) CHECK(size == std::llround(plan.step.p2p_bytes));
+  // Activations and their gradients carry the plan's inter-stage bytes; the empty messages are the
+  // waits for the tied embedding's gradient sum between the first and the last stage.
+  int activations = 0;
+  for (const auto& [src, dst, tag, size] : sends) {
+    CHECK((size == 0 || size == std::llround(plan.step.p2p_bytes)));
+    activations += size > 0 ? 1 : 0;
+  }
+  // Each of the m micro-batches crosses the p - 1 stage boundaries forward and backward, on every
+  // one of the dp pipelines.
+  const int m = plan.step.micro_batches, p = scenario.parallelism.pp, dp = scenario.parallelism.dp;
+  CHECK(activations == 2 * m * (p - 1) * dp);
 }
 
 TEST_CASE("interop::read_chakra_trace: rejects a missing or cut-short file", "[interop]") {
