@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "app/Command.hpp"
+#include "app/SlurmSweep.hpp"
 #include "core/Errors.hpp"
 #include "core/Quote.hpp"
 #include "sweep/Best.hpp"
@@ -57,6 +58,7 @@ Command add_sweep_command(CLI::App& app) {
     std::string shard;
     std::string best;
     std::vector<std::string> plots;
+    std::string slurm;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("sweep", "run a scenario over the points of a sweep file, one process per point");
@@ -69,13 +71,18 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--best", o->best, "print the top configurations by throughput, mfu or step_time")
       ->check(CLI::IsMember({"throughput", "mfu", "step_time"}));
   cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp; writes DIR/plot-METRIC-AXIS.svg");
-  return {cmd, [o] {
+  auto* slurm = cmd->add_option("--slurm", o->slurm,
+                                "N: write DIR/sweep.sbatch (a Slurm job array of N shards) and DIR/merge.sh, "
+                                "print how to submit them, run nothing");
+  for (const char* other : {"--shard", "--best", "--plot"}) slurm->excludes(other);
+  return {cmd, [o, slurm] {
             check_timeout_option(o->timeout_s);
             const auto spec = sweep::load_sweep(o->file);
             std::vector<std::pair<std::string, std::string>> plots;
             for (const auto& p : o->plots) plots.push_back(parse_plot(p, spec));
             // Every axis key and value before the first point: a typo fails here, not in every point.
             sweep::check_sweep_values(spec);
+            if (slurm->count() > 0) return write_slurm_sweep(spec, {o->slurm, o->out, o->jobs, o->timeout_s});
             sweep::SweepOptions opt;
             opt.jobs = o->jobs;
             opt.out_dir = o->out;
