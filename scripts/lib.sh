@@ -7,10 +7,11 @@ CLEARFOG_BUILD="${CLEARFOG_BUILD:-$CLEARFOG_ROOT/build}"
 
 # Every build and test dependency, from Debian (bookworm) packages; nothing is downloaded at build time.
 # clang-14 and libclang-rt-14-dev (its libFuzzer and sanitizer runtimes) serve only scripts/fuzz and
-# the fuzz test, which build apart from the normal build.
+# the fuzz test, which build apart from the normal build. chromium serves only the headless-browser
+# test of the HTML report (tests/html/).
 CLEARFOG_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev catch2
                    libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libjemalloc-dev
-                   clang-14 libclang-rt-14-dev)
+                   clang-14 libclang-rt-14-dev chromium)
 
 clearfog_install_packages() {
   local missing=()

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
@@ -17,12 +18,36 @@
 #include "report/CollectiveTable.hpp"
 #include "report/CommProfile.hpp"
 #include "report/CsvTables.hpp"
+#include "report/HtmlReport.hpp"
 #include "report/OpTable.hpp"
 #include "report/Summary.hpp"
 #include "report/TimelineSvg.hpp"
+#include "topology/ClusterTopology.hpp"
+#include "topology/PlatformInfo.hpp"
 
 namespace clearfog::app {
 namespace {
+
+// Platform analysis (bisection, ring order) is quadratic in places; past this it is left out.
+constexpr int kHtmlPlatformMaxDevices = 4096;
+
+std::string read_text(const std::string& file) {
+  std::ifstream f(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::string html_report_page(const config::ScenarioSpec& scenario, const driver::ScenarioRun& run,
+                             const std::vector<std::string>& sets) {
+  std::string inputs = "# " + scenario.file + "\n" + read_text(scenario.file);
+  for (const auto& s : sets) inputs += "--set " + s + "\n";
+  std::string platform;
+  if (scenario.platform.device_count() <= kHtmlPlatformMaxDevices) {
+    const auto cluster = topology::ClusterTopology::build(scenario.platform);
+    platform = topology::render_platform_info(topology::analyse_platform(cluster), scenario.platform);
+  }
+  return report::html_report({scenario, run.metrics, run.step.plan, run.simulation, *run.collectives,
+                              report::render_summary_text(scenario, run.metrics), platform, inputs});
+}
 
 }  // namespace
 
@@ -34,6 +59,7 @@ Command add_run_command(CLI::App& app) {
     bool ops = false;
     std::string trace_file;     // Chrome trace-event JSON
     std::string timeline_file;  // SVG Gantt chart
+    std::string html_file;      // self-contained HTML report
     std::string csv_dir;        // ops.csv and devices.csv
     std::string comm_dir;       // communication profile
     driver::RunOptions run;
@@ -51,6 +77,9 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--trace", o->trace_file, "write a Chrome/Perfetto trace of the iteration to FILE.json");
   cmd->add_option("--timeline", o->timeline_file, "write an SVG timeline (Gantt chart) of the iteration to FILE.svg");
   cmd->add_option("--csv", o->csv_dir, "write ops.csv, devices.csv and collectives.csv to DIR");
+  cmd->add_option("--html", o->html_file,
+                  "write a self-contained HTML report (summary, time breakdown, memory, zoomable timeline, "
+                  "communication profile, platform, inputs) to FILE.html");
   cmd->add_option("--comm-profile", o->comm_dir,
                   "write the communication profile to DIR: comm.csv (every collective and pipeline message), "
                   "comm-summary.txt (per parallel axis), comm-sizes.svg (message sizes)");
@@ -71,6 +100,7 @@ Command add_run_command(CLI::App& app) {
             // Output paths are checked before the simulation, which may take minutes.
             if (!o->trace_file.empty()) check_output_file(o->trace_file, "--trace");
             if (!o->timeline_file.empty()) check_output_file(o->timeline_file, "--timeline");
+            if (!o->html_file.empty()) check_output_file(o->html_file, "--html");
             if (!o->csv_dir.empty()) prepare_output_directory(o->csv_dir, "--csv");
             if (!o->comm_dir.empty()) prepare_output_directory(o->comm_dir, "--comm-profile");
             const auto start = std::chrono::steady_clock::now();
@@ -109,6 +139,7 @@ Command add_run_command(CLI::App& app) {
                     report::chrome_trace_json(run.step.plan, run.simulation, devices, run.collectives.get()).dump() + "\n");
             if (!o->timeline_file.empty())
               write(o->timeline_file, report::timeline_svg(run.step.plan, run.simulation, scenario.name, devices));
+            if (!o->html_file.empty()) write(o->html_file, html_report_page(scenario, run, o->sets));
             if (!o->csv_dir.empty())
               report::write_csv_tables(o->csv_dir, run.step.plan, run.simulation, devices, run.collectives.get());
             if (!o->comm_dir.empty())

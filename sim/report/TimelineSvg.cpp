@@ -120,7 +120,8 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
     const auto& ops = plan.ranks[r].ops();
     for (int s = 0; s < streams; ++s) {
       const double y = y_dev + s * row_h;
-      o += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>\n",
+      // class "lane": one per device and stream, counted by the HTML report's script.
+      o += fmt::format("<rect class=\"lane\" x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>\n",
                        kLabelWidth, y, plot_w, row_h - 0.5, category_colour("idle"));
       std::vector<program::OpIndex> order;
       for (program::OpIndex i = 0; i < ops.size(); ++i)
