@@ -32,18 +32,20 @@ std::string file_part(const std::string& name) {
   return out;
 }
 
-/// "METRIC:AXIS", AXIS one of the sweep's axes.
+/// "METRIC:AXIS": METRIC one of sweep::plot_metrics(), AXIS one of the sweep's axes.
 std::pair<std::string, std::string> parse_plot(const std::string& text, const sweep::SweepSpec& spec) {
   const auto colon = text.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
     throw ConfigError({{{"--plot", 0, 0}, "", fmt::format("must be METRIC:AXIS, got {}", quote(text))}});
+  std::string metric = text.substr(0, colon);
+  sweep::check_plot_metric(metric);
   std::string axis = text.substr(colon + 1);
   std::vector<std::string> axes;
   for (const auto& a : spec.axes) axes.push_back(a.key);
   if (std::find(axes.begin(), axes.end(), axis) == axes.end())
     throw ConfigError({{{"--plot", 0, 0}, "",
                         fmt::format("{} is not an axis of the sweep; its axes: {}", quote(axis), fmt::join(axes, ", "))}});
-  return {text.substr(0, colon), std::move(axis)};
+  return {std::move(metric), std::move(axis)};
 }
 
 }  // namespace
@@ -70,7 +72,7 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--shard", o->shard, "i/n: run only the points with id % n == i (job arrays)");
   cmd->add_option("--best", o->best, "print the top configurations by throughput, mfu or step_time")
       ->check(CLI::IsMember({"throughput", "mfu", "step_time"}));
-  cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp; writes DIR/plot-METRIC-AXIS.svg");
+  cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp (METRIC: throughput, mfu, step_time or a numeric summary key); writes DIR/plot-METRIC-AXIS.svg");
   auto* slurm = cmd->add_option("--slurm", o->slurm,
                                 "N: write DIR/sweep.sbatch (a Slurm job array of N shards) and DIR/merge.sh, "
                                 "print how to submit them, run nothing");
