@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "app/Command.hpp"
+#include "app/SlurmSweep.hpp"
 #include "core/Errors.hpp"
 #include "core/Quote.hpp"
 #include "sweep/Best.hpp"
@@ -31,18 +32,20 @@ std::string file_part(const std::string& name) {
   return out;
 }
 
-/// "METRIC:AXIS", AXIS one of the sweep's axes.
+/// "METRIC:AXIS": METRIC one of sweep::plot_metrics(), AXIS one of the sweep's axes.
 std::pair<std::string, std::string> parse_plot(const std::string& text, const sweep::SweepSpec& spec) {
   const auto colon = text.find(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
     throw ConfigError({{{"--plot", 0, 0}, "", fmt::format("must be METRIC:AXIS, got {}", quote(text))}});
+  std::string metric = text.substr(0, colon);
+  sweep::check_plot_metric(metric);
   std::string axis = text.substr(colon + 1);
   std::vector<std::string> axes;
   for (const auto& a : spec.axes) axes.push_back(a.key);
   if (std::find(axes.begin(), axes.end(), axis) == axes.end())
     throw ConfigError({{{"--plot", 0, 0}, "",
                         fmt::format("{} is not an axis of the sweep; its axes: {}", quote(axis), fmt::join(axes, ", "))}});
-  return {text.substr(0, colon), std::move(axis)};
+  return {std::move(metric), std::move(axis)};
 }
 
 }  // namespace
@@ -57,6 +60,7 @@ Command add_sweep_command(CLI::App& app) {
     std::string shard;
     std::string best;
     std::vector<std::string> plots;
+    std::string slurm;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("sweep", "run a scenario over the points of a sweep file, one process per point");
@@ -68,14 +72,19 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--shard", o->shard, "i/n: run only the points with id % n == i (job arrays)");
   cmd->add_option("--best", o->best, "print the top configurations by throughput, mfu or step_time")
       ->check(CLI::IsMember({"throughput", "mfu", "step_time"}));
-  cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp; writes DIR/plot-METRIC-AXIS.svg");
-  return {cmd, [o] {
+  cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp (METRIC: throughput, mfu, step_time or a numeric summary key); writes DIR/plot-METRIC-AXIS.svg");
+  auto* slurm = cmd->add_option("--slurm", o->slurm,
+                                "N: write DIR/sweep.sbatch (a Slurm job array of N shards) and DIR/merge.sh, "
+                                "print how to submit them, run nothing");
+  for (const char* other : {"--shard", "--best", "--plot"}) slurm->excludes(other);
+  return {cmd, [o, slurm] {
             check_timeout_option(o->timeout_s);
             const auto spec = sweep::load_sweep(o->file);
             std::vector<std::pair<std::string, std::string>> plots;
             for (const auto& p : o->plots) plots.push_back(parse_plot(p, spec));
             // Every axis key and value before the first point: a typo fails here, not in every point.
             sweep::check_sweep_values(spec);
+            if (slurm->count() > 0) return write_slurm_sweep(spec, {o->slurm, o->out, o->jobs, o->timeout_s});
             sweep::SweepOptions opt;
             opt.jobs = o->jobs;
             opt.out_dir = o->out;

@@ -16,6 +16,13 @@ std::string pct(double fraction) { return fmt::format("{:.1f} %", 100.0 * fracti
 
 double share(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
 
+// A bucket closes at the first whole gradient tensor that takes it to the configured size, so the
+// buckets are often larger than that size: print what they are.
+std::string bucket_text(const config::ScenarioSpec& s, const StepMetrics& m) {
+  return fmt::format("at least {}, {} on average", bytes(s.training.bucket_size_B),
+                     bytes(m.gradient_bytes / static_cast<double>(m.buckets)));
+}
+
 }  // namespace
 
 std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics& m) {
@@ -89,15 +96,14 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   if (m.buckets == 0) {
     line("gradient all-reduce", "none (dp = 1)");
   } else if (s.parallelism.zero_stage == 0) {
-    line("gradient all-reduce", fmt::format("{} in {} all-reduces (buckets of {}), {} of gradients",
-                                            t(m.dp_comm_s), m.buckets, bytes(s.training.bucket_size_B),
-                                            bytes(m.gradient_bytes)));
+    line("gradient all-reduce", fmt::format("{} in {} all-reduces (buckets of {}), {} of gradients", t(m.dp_comm_s),
+                                            m.buckets, bucket_text(s, m), bytes(m.gradient_bytes)));
   } else {
     // ZeRO: the data-parallel time also holds the parameter all-gathers (docs/parallelism.md).
     const int zero = s.parallelism.zero_stage;
     line("data-parallel comm",
-         fmt::format("{}: {} gradient buckets (of {}) reduce-scattered {}, {}; {} of gradients", t(m.dp_comm_s),
-                     m.buckets, bytes(s.training.bucket_size_B), zero >= 2 ? "every micro-batch" : "once",
+         fmt::format("{}: {} gradient buckets ({}) reduce-scattered {}, {}; {} of gradients", t(m.dp_comm_s),
+                     m.buckets, bucket_text(s, m), zero >= 2 ? "every micro-batch" : "once",
                      zero >= 3 ? "parameters all-gathered per layer in forward and backward"
                                : "updated parameters all-gathered",
                      bytes(m.gradient_bytes)));

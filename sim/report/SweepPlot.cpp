@@ -11,14 +11,23 @@
 namespace clearfog::report {
 namespace {
 
-constexpr double kWidth = 800;    // px
-constexpr double kHeight = 500;   // px
-constexpr double kLeft = 90;      // px, room for y tick labels
-constexpr double kRight = 200;    // px, room for the legend
-constexpr double kTop = 50;       // px, title
-constexpr double kBottom = 70;    // px, x tick labels and axis label
+constexpr double kMinWidth = 800;    // px
+constexpr double kMinHeight = 500;   // px
+constexpr double kLeft = 90;         // px, room for y tick labels
+constexpr double kPlotWidth = 510;   // px
+constexpr double kPlotHeight = 380;  // px
+constexpr double kTop = 50;          // px, title
+constexpr double kBottom = 70;       // px, x tick labels and axis label
+constexpr double kLegendText = 46;   // px from the plot's right edge to a legend entry's text
+constexpr double kLegendRow = 20;    // px per legend entry
+constexpr double kMargin = 10;       // px
+// Widest average glyph of a sans-serif font, as a share of the font size (DejaVu Sans ~0.55-0.6).
+constexpr double kGlyphEm = 0.62;
+constexpr double kLegendFont = 11;   // px
+constexpr double kTitleFont = 16;    // px
 constexpr std::array<const char*, 8> kColours = {"#4c78a8", "#f58518", "#54a24b", "#e45756",
                                                  "#b279a2", "#72b7b2", "#9d755d", "#eeca3b"};
+constexpr const char* kOomLegend = "OOM: memory estimate exceeds the device";
 
 std::string number_label(double v) {
   if (v == 0) return "0";
@@ -27,78 +36,157 @@ std::string number_label(double v) {
   return fmt::format("{:g}", v);
 }
 
-}  // namespace
+double text_width(const std::string& text, double font_px) { return static_cast<double>(text.size()) * font_px * kGlyphEm; }
 
-std::string line_plot_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
-                          const std::vector<std::string>& x, const std::vector<PlotSeries>& series) {
+bool is_oom(const PlotSeries& s, std::size_t i) { return i < s.oom.size() && s.oom[i]; }
+
+/// The legend's entries: every named series, then the OOM ring when a point is OOM.
+std::vector<std::string> legend_entries(const std::vector<PlotSeries>& series) {
+  std::vector<std::string> entries;
+  bool oom = false;
+  for (const auto& s : series) {
+    if (!s.name.empty()) entries.push_back(s.name);
+    oom = oom || std::find(s.oom.begin(), s.oom.end(), true) != s.oom.end();
+  }
+  if (oom) entries.emplace_back(kOomLegend);
+  return entries;
+}
+
+/// Where things go: a fixed plot area, the picture widened and grown to hold the title and legend.
+struct Frame {
+  double width = kMinWidth;
+  double height = kMinHeight;
+  double tick = 1;
+  double top_value = 1;
+  std::size_t categories = 1;
+
+  [[nodiscard]] double px(std::size_t i) const {
+    return kLeft + kPlotWidth * (static_cast<double>(i) + 0.5) / static_cast<double>(categories);
+  }
+  [[nodiscard]] double py(double v) const { return kTop + kPlotHeight * (1 - v / top_value); }
+  [[nodiscard]] double legend_y(std::size_t row) const { return kTop + 10 + kLegendRow * static_cast<double>(row); }
+};
+
+Frame make_frame(const std::string& title, const std::vector<std::string>& x, const std::vector<PlotSeries>& series) {
+  Frame f;
   double y_max = 0;
   for (const auto& s : series)
     for (const auto& v : s.y)
       if (v) y_max = std::max(y_max, *v);
-  const double tick = nice_tick(y_max > 0 ? y_max : 1, 6);
-  const double top_value = tick * std::ceil((y_max > 0 ? y_max : 1) / tick);
-  const double plot_w = kWidth - kLeft - kRight;
-  const double plot_h = kHeight - kTop - kBottom;
-  auto px = [&](std::size_t i) { return kLeft + plot_w * (static_cast<double>(i) + 0.5) / static_cast<double>(std::max<std::size_t>(x.size(), 1)); };
-  auto py = [&](double v) { return kTop + plot_h * (1 - v / top_value); };
+  const double range = y_max > 0 ? y_max : 1;
+  f.tick = nice_tick(range, 6);
+  f.top_value = f.tick * std::ceil(range / f.tick);
+  f.categories = std::max<std::size_t>(x.size(), 1);
+  const auto entries = legend_entries(series);
+  double legend_w = 0;
+  for (const auto& e : entries) legend_w = std::max(legend_w, text_width(e, kLegendFont));
+  f.width = std::max({kMinWidth, kLeft + kPlotWidth + kLegendText + legend_w + kMargin,
+                      kLeft + text_width(title, kTitleFont) + kMargin});
+  f.height = std::max(kMinHeight, f.legend_y(entries.size()) + kMargin);
+  return f;
+}
 
+std::string axes_svg(const Frame& f, const std::string& x_label, const std::string& y_label,
+                     const std::vector<std::string>& x) {
+  std::string o;
+  for (int k = 0; k * f.tick <= f.top_value * (1 + 1e-9); ++k) {
+    const double y = f.py(k * f.tick);
+    o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"#dddddd\"/>\n", kLeft, y,
+                     kLeft + kPlotWidth, y);
+    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
+                     kLeft - 6, y, number_label(k * f.tick));
+  }
+  const double bottom = kTop + kPlotHeight;
+  o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"black\"/>\n", kLeft, kTop, bottom);
+  o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"black\"/>\n", kLeft, bottom,
+                   kLeft + kPlotWidth, bottom);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"black\"/>\n", f.px(i), bottom,
+                     bottom + 5);
+    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", f.px(i),
+                     bottom + 20, xml_escape(x[i]));
+  }
+  o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n",
+                   kLeft + kPlotWidth / 2, bottom + kBottom - 20, xml_escape(x_label));
+  o += fmt::format("<text x=\"18\" y=\"{0:.2f}\" font-size=\"13\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0:.2f})\">{1}</text>\n",
+                   kTop + kPlotHeight / 2, xml_escape(y_label));
+  return o;
+}
+
+/// A polyline through consecutive points that fit (a gap or an OOM point breaks it), a filled marker
+/// at each, a hollow red ring at each OOM point.
+std::string series_svg(const Frame& f, const PlotSeries& s, const char* colour, const std::string& x_label,
+                       const std::vector<std::string>& x) {
+  std::string o;
+  std::string points;
+  auto flush = [&] {
+    if (points.find(' ') != std::string::npos)
+      o += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", points, colour);
+    points.clear();
+  };
+  for (std::size_t i = 0; i < x.size() && i < s.y.size(); ++i) {
+    if (!s.y[i] || is_oom(s, i)) {
+      flush();
+      continue;
+    }
+    points += fmt::format("{}{:.2f},{:.2f}", points.empty() ? "" : " ", f.px(i), f.py(*s.y[i]));
+  }
+  flush();
+  for (std::size_t i = 0; i < x.size() && i < s.y.size(); ++i) {
+    if (!s.y[i]) continue;
+    const bool oom = is_oom(s, i);
+    const auto tip = fmt::format("{} = {}: {}{}", x_label, x[i], number_label(*s.y[i]), oom ? " (OOM: does not fit)" : "");
+    if (oom)
+      o += fmt::format("<circle class=\"oom\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"white\" stroke=\"{}\" "
+                       "stroke-width=\"2\"><title>{}</title></circle>\n",
+                       f.px(i), f.py(*s.y[i]), kOomColour, xml_escape(tip));
+    else
+      o += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"4\" fill=\"{}\"><title>{}</title></circle>\n", f.px(i),
+                       f.py(*s.y[i]), colour, xml_escape(tip));
+  }
+  return o;
+}
+
+std::string legend_svg(const Frame& f, const std::vector<PlotSeries>& series) {
+  std::string o;
+  const double x0 = kLeft + kPlotWidth + 16;
+  const double text_x = kLeft + kPlotWidth + kLegendText;
+  std::size_t row = 0;
+  const auto text = [&](const std::string& label) {
+    return fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"{:.0f}\" dominant-baseline=\"middle\">{}</text>\n",
+                       text_x, f.legend_y(row), kLegendFont, xml_escape(label));
+  };
+  for (std::size_t s = 0; s < series.size(); ++s) {
+    if (series[s].name.empty()) continue;
+    o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{2:.2f}\" y2=\"{1:.2f}\" stroke=\"{3}\" stroke-width=\"2\"/>\n",
+                     x0, f.legend_y(row), x0 + 24, kColours[s % kColours.size()]);
+    o += text(series[s].name);
+    ++row;
+  }
+  const auto entries = legend_entries(series);
+  if (!entries.empty() && entries.back() == kOomLegend) {
+    o += fmt::format("<circle class=\"oom\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"white\" stroke=\"{}\" stroke-width=\"2\"/>\n",
+                     x0 + 12, f.legend_y(row), kOomColour);
+    o += text(kOomLegend);
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string line_plot_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
+                          const std::vector<std::string>& x, const std::vector<PlotSeries>& series) {
+  const Frame f = make_frame(title, x, series);
   std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   o += fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} "
                    "{1:.0f}\" font-family=\"sans-serif\">\n",
-                   kWidth, kHeight);
-  o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"white\"/>\n", kWidth, kHeight);
-  o += fmt::format("<text x=\"{:.0f}\" y=\"28\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", kLeft, xml_escape(title));
-  // Grid and y ticks.
-  for (int k = 0; k * tick <= top_value * (1 + 1e-9); ++k) {
-    const double y = py(k * tick);
-    o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"#dddddd\"/>\n", kLeft, y,
-                     kLeft + plot_w, y);
-    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
-                     kLeft - 6, y, number_label(k * tick));
-  }
-  o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"black\"/>\n", kLeft, kTop,
-                   kTop + plot_h);
-  o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"black\"/>\n", kLeft, kTop + plot_h,
-                   kLeft + plot_w, kTop + plot_h);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"black\"/>\n", px(i),
-                     kTop + plot_h, kTop + plot_h + 5);
-    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", px(i),
-                     kTop + plot_h + 20, xml_escape(x[i]));
-  }
-  o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n",
-                   kLeft + plot_w / 2, kHeight - 20, xml_escape(x_label));
-  o += fmt::format("<text x=\"18\" y=\"{0:.2f}\" font-size=\"13\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0:.2f})\">{1}</text>\n",
-                   kTop + plot_h / 2, xml_escape(y_label));
-  // Series: a polyline through consecutive values (a gap breaks it), a marker at each value.
-  for (std::size_t s = 0; s < series.size(); ++s) {
-    const char* colour = kColours[s % kColours.size()];
-    std::string points;
-    auto flush = [&] {
-      if (points.find(' ') != std::string::npos)
-        o += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>\n", points, colour);
-      points.clear();
-    };
-    for (std::size_t i = 0; i < x.size() && i < series[s].y.size(); ++i) {
-      if (!series[s].y[i]) {
-        flush();
-        continue;
-      }
-      points += fmt::format("{}{:.2f},{:.2f}", points.empty() ? "" : " ", px(i), py(*series[s].y[i]));
-    }
-    flush();
-    for (std::size_t i = 0; i < x.size() && i < series[s].y.size(); ++i)
-      if (series[s].y[i])
-        o += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"4\" fill=\"{}\"><title>{}</title></circle>\n", px(i),
-                         py(*series[s].y[i]), colour, xml_escape(fmt::format("{} = {}: {}", x_label, x[i], number_label(*series[s].y[i]))));
-    if (!series[s].name.empty()) {
-      const double ly = kTop + 10 + 20 * static_cast<double>(s);
-      o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{2:.2f}\" y2=\"{1:.2f}\" stroke=\"{3}\" stroke-width=\"2\"/>\n",
-                       kLeft + plot_w + 16, ly, kLeft + plot_w + 40, colour);
-      o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" dominant-baseline=\"middle\">{}</text>\n",
-                       kLeft + plot_w + 46, ly, xml_escape(series[s].name));
-    }
-  }
+                   f.width, f.height);
+  o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"white\"/>\n", f.width, f.height);
+  o += fmt::format("<text x=\"{:.0f}\" y=\"28\" font-size=\"{:.0f}\" font-weight=\"bold\">{}</text>\n", kLeft, kTitleFont,
+                   xml_escape(title));
+  o += axes_svg(f, x_label, y_label, x);
+  for (std::size_t s = 0; s < series.size(); ++s) o += series_svg(f, series[s], kColours[s % kColours.size()], x_label, x);
+  o += legend_svg(f, series);
   o += "</svg>\n";
   return o;
 }

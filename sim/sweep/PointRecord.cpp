@@ -121,44 +121,58 @@ std::vector<std::pair<std::string, std::string>> flatten(const nlohmann::ordered
   return out;
 }
 
-std::string results_csv(const std::map<int, PointRecord>& points) {
-  std::vector<std::string> axis_columns;
-  std::vector<std::string> metric_columns;
-  auto add = [](std::vector<std::string>& cols, const std::string& c) {
-    if (std::find(cols.begin(), cols.end(), c) == cols.end()) cols.push_back(c);
-  };
-  std::vector<std::map<std::string, std::string>> metrics;
-  for (const auto& [id, p] : points) {
-    if (p.contains("axes"))
-      for (const auto& [k, v] : p.at("axes").items()) add(axis_columns, k);
-    auto& m = metrics.emplace_back();
+namespace {
+
+void add_unique(std::vector<std::string>& columns, const std::string& column) {
+  if (std::find(columns.begin(), columns.end(), column) == columns.end()) columns.push_back(column);
+}
+
+/// The columns of results.csv, each key once: id, the axes, status, message, then the summary
+/// figures that are not already a column (the summary repeats `status` and the scenario's keys, an
+/// axis among them: the axis column keeps the value as written in the sweep file).
+std::vector<std::string> csv_columns(const std::map<int, PointRecord>& points) {
+  std::vector<std::string> axes;
+  for (const auto& [id, p] : points)
+    for (const auto& [k, v] : p.at("axes").items()) add_unique(axes, k);
+  std::vector<std::string> columns = {"id"};
+  columns.insert(columns.end(), axes.begin(), axes.end());
+  columns.insert(columns.end(), {"status", "message"});
+  for (const auto& [id, p] : points)
     if (p.contains("summary"))
-      for (auto& [k, v] : flatten(p.at("summary"))) {
-        add(metric_columns, k);
-        m[k] = std::move(v);
-      }
+      for (const auto& [k, v] : flatten(p.at("summary"))) add_unique(columns, k);
+  return columns;
+}
+
+/// One point's values by column name: its summary, then its own fields (which win).
+std::map<std::string, std::string> csv_values(int id, const PointRecord& p) {
+  std::map<std::string, std::string> values;
+  if (p.contains("summary"))
+    for (auto& [k, v] : flatten(p.at("summary"))) values[k] = std::move(v);
+  for (const auto& [k, v] : p.at("axes").items()) values[k] = v.get<std::string>();
+  values["id"] = std::to_string(id);
+  values["status"] = p.value("status", "");
+  values["message"] = p.value("message", "");
+  return values;
+}
+
+std::string csv_line(const std::vector<std::string>& columns, const std::map<std::string, std::string>& values) {
+  std::string line;
+  for (const auto& c : columns) {
+    if (&c != &columns.front()) line += ',';
+    const auto it = values.find(c);
+    if (it != values.end()) line += report::csv_field(it->second);
   }
-  std::string out = "id";
-  for (const auto& c : axis_columns) out += "," + report::csv_field(c);
-  out += ",status,message";
-  for (const auto& c : metric_columns) out += "," + report::csv_field(c);
-  out += "\n";
-  std::size_t row = 0;
-  for (const auto& [id, p] : points) {
-    out += std::to_string(id);
-    for (const auto& c : axis_columns) {
-      std::string v;
-      if (p.contains("axes") && p.at("axes").contains(c)) v = p.at("axes").at(c).get<std::string>();
-      out += "," + report::csv_field(v);
-    }
-    out += "," + report::csv_field(p.value("status", "")) + "," + report::csv_field(p.value("message", ""));
-    const auto& m = metrics[row++];
-    for (const auto& c : metric_columns) {
-      const auto it = m.find(c);
-      out += "," + (it == m.end() ? std::string() : report::csv_field(it->second));
-    }
-    out += "\n";
-  }
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string results_csv(const std::map<int, PointRecord>& points) {
+  const auto columns = csv_columns(points);
+  std::map<std::string, std::string> header;
+  for (const auto& c : columns) header[c] = c;
+  std::string out = csv_line(columns, header);
+  for (const auto& [id, p] : points) out += csv_line(columns, csv_values(id, p));
   return out;
 }
 

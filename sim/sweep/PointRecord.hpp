@@ -44,8 +44,10 @@ std::map<int, PointRecord> read_points(const std::filesystem::path& out_dir);
 std::string point_problem(const PointRecord& record, int id);
 
 /// results.csv: id, every axis, status, message, then every summary figure flattened to dotted
-/// column names ("communication.exposed_s"). Columns are the union over points in id order, so the
-/// file depends only on the set of points: the same whatever the number of jobs, shards or resumes.
+/// column names ("communication.exposed_s"), one column per key: a summary figure named like an axis
+/// or `status` is that column (the axis keeps its value as written in the sweep file). Columns are
+/// the union over points in id order, so the file depends only on the set of points: the same
+/// whatever the number of jobs, shards or resumes.
 std::string results_csv(const std::map<int, PointRecord>& points);
 
 /// The summary flattened to (dotted key, value text) pairs, in document order.

@@ -9,7 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <string>
+#include <vector>
 #include <thread>
 
 #include "report/XmlCheck.hpp"
@@ -105,6 +107,14 @@ TEST_CASE("clearfog sweep: failing points are recorded and the sweep goes on; sh
   }
   CHECK(ok == valid);
   CHECK(errors == 12 - valid);
+  // One column per key (the summary's status and scenario keys are not repeated).
+  const auto header = csv.substr(0, csv.find('\n'));
+  std::vector<std::string> columns;
+  std::istringstream fields(header);
+  for (std::string c; std::getline(fields, c, ',');) columns.push_back(c);
+  CHECK(std::set<std::string>(columns.begin(), columns.end()).size() == columns.size());
+  CHECK(std::count(columns.begin(), columns.end(), "status") == 1);
+  CHECK(std::count(columns.begin(), columns.end(), "training.global_batch") == 1);
   CHECK(clearfog::test::xml_problem(read(whole / "plot-throughput-training.global_batch.svg")).empty());
 
   const auto s0 = fresh_dir("shard0");
@@ -150,4 +160,40 @@ TEST_CASE("clearfog sweep: a shipped sweep file gives one ok row per grid point"
   std::istringstream lines(csv);
   for (std::string line; std::getline(lines, line);) ok += line.find(",ok,") != std::string::npos ? 1 : 0;
   CHECK(ok == expected);
+}
+
+TEST_CASE("clearfog sweep: a bad axis key or plot metric is refused before any point runs", "[sweep][cli]") {
+  const auto dir = fresh_dir("refused");
+  fs::create_directories(dir);
+  const auto sweep = dir / "typo.yaml";
+  std::ofstream(sweep) << "kind: sweep\nbase: " << (kData / "tiny.yaml").string()
+                       << "\naxes:\n  training.globl_batch: [8, 16]\n";
+  CHECK(run_clearfog("sweep " + sweep.string() + " --out " + (dir / "typo").string()) == 2);
+  CHECK(!fs::exists(dir / "typo"));
+  CHECK(run_clearfog("validate " + sweep.string()) == 2);
+  CHECK(run_clearfog("sweep " + (kData / "twelve.yaml").string() + " --plot foo:training.global_batch --out " +
+                     (dir / "metric").string()) == 2);
+  CHECK(!fs::exists(dir / "metric"));
+}
+
+TEST_CASE("the shipped dp-scaling sweep: every point runs and its plot has a full line per platform", "[sweep][cli]") {
+  const auto sweep = (fs::path(CLEARFOG_SOURCE_DIR) / "scenarios/sweeps/dp-scaling.yaml").string();
+  const auto dir = fresh_dir("dp-scaling");
+  REQUIRE(run_clearfog("sweep " + sweep + " --jobs 2 --out " + dir.string() + " --plot throughput:parallelism.dp") == 0);
+  constexpr std::size_t kPlatforms = 2;  // DGX A100, DGX H100
+  constexpr std::size_t kDegrees = 4;    // dp = 1, 2, 4, 8
+  const auto csv = read(dir / "results.csv");
+  CHECK(rows(csv) == kPlatforms * kDegrees);
+  std::size_t ok = 0;
+  for (std::size_t at = csv.find(",ok,"); at != std::string::npos; at = csv.find(",ok,", at + 1)) ++ok;
+  CHECK(ok == kPlatforms * kDegrees);
+  const auto svg = read(dir / "plot-throughput-parallelism.dp.svg");
+  std::size_t lines = 0;
+  for (std::size_t at = svg.find("<polyline points=\""); at != std::string::npos; at = svg.find("<polyline", at + 1)) {
+    const auto end = svg.find('"', at + 18);
+    const auto points = svg.substr(at + 18, end - at - 18);
+    CHECK(static_cast<std::size_t>(std::count(points.begin(), points.end(), ' ')) + 1 == kDegrees);
+    ++lines;
+  }
+  CHECK(lines == kPlatforms);
 }
