@@ -128,6 +128,8 @@ private:
   void compute(program::Category category, const std::string& name, const std::vector<double>& seconds,
                bool wait_for_gathers = true);
   void collectives(const std::vector<workload::CommPoint>& points, const std::string& name);
+  /// While recording: records `call`, to run on the collective stream of now, and returns true.
+  bool record_collective(std::function<void()> call);
   void tensor_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
   void expert_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
   [[nodiscard]] std::vector<double> replica_times(const PricedSegment& segment,

@@ -62,17 +62,20 @@ void StepPlanner::collectives(const std::vector<workload::CommPoint>& points, co
   }
 }
 
+bool StepPlanner::record_collective(std::function<void()> call) {
+  if (!recording_) return false;
+  recording_->push_back({[this, call = std::move(call), stream = collective_stream_] {
+                           const auto saved = std::exchange(collective_stream_, stream);
+                           call();
+                           collective_stream_ = saved;
+                         },
+                         false});
+  return true;
+}
+
 void StepPlanner::tensor_collective(CollectiveOp op, const workload::CommPoint& point, const std::string& name) {
   if (tp_ == 1) return;
-  if (recording_) {
-    recording_->push_back({[=, this, stream = collective_stream_] {
-                             const auto saved = std::exchange(collective_stream_, stream);
-                             tensor_collective(op, point, name);
-                             collective_stream_ = saved;
-                           },
-                           false});
-    return;
-  }
+  if (record_collective([=, this] { tensor_collective(op, point, name); })) return;
   for (int d = 0; d < dp_; ++d) {
     const double bytes = point.bytes_by_expert_rank.empty() ? point.bytes : point.bytes_by_expert_rank[d % ep_];
     auto request = collectives_.request(op, members_[d], bytes);
@@ -88,15 +91,7 @@ void StepPlanner::tensor_collective(CollectiveOp op, const workload::CommPoint& 
 
 void StepPlanner::expert_collective(CollectiveOp op, const workload::CommPoint& point, const std::string& name) {
   if (ep_ == 1) return;
-  if (recording_) {
-    recording_->push_back({[=, this, stream = collective_stream_] {
-                             const auto saved = std::exchange(collective_stream_, stream);
-                             expert_collective(op, point, name);
-                             collective_stream_ = saved;
-                           },
-                           false});
-    return;
-  }
+  if (record_collective([=, this] { expert_collective(op, point, name); })) return;
   // The members at tensor rank t of the ep replicas of each expert group exchange their tokens.
   for (int first = 0; first < dp_; first += ep_) {
     for (int t = 0; t < tp_; ++t) {
