@@ -214,6 +214,15 @@ TEST_CASE("parallel::plan_step: DualPipe's F&B pairs hide tensor-parallel commun
   CHECK(with_overlap.makespan_s < without_overlap.makespan_s);
   CHECK(without_overlap.makespan_s - with_overlap.makespan_s <= hidden_at_most * (1 + 1e-9));
   CHECK(with_overlap.makespan_s >= free_network.makespan_s);
+
+  // The summary splits the pairs' collectives into the part the compute stream waits for and the
+  // part that ran behind compute; in turn, nothing runs behind compute.
+  const auto metrics = report::compute_step_metrics(s, overlapped, with_overlap);
+  CHECK(metrics.tp_hidden_s > 0);
+  double most_paired = 0;
+  for (int r = 0; r < t * p; ++r) most_paired = std::max(most_paired, paired_comm_s(overlapped, with_overlap, r));
+  CHECK(metrics.tp_hidden_s <= most_paired * (1 + 1e-9));
+  CHECK(report::compute_step_metrics(s, in_turn, without_overlap).tp_hidden_s == 0);
 }
 
 namespace {
