@@ -1,11 +1,29 @@
 #include "report/StepMetrics.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 #include "report/ComputeBusy.hpp"
 
 
 namespace clearfog::report {
+
+namespace {
+
+/// Total length of the union of [start, end) intervals.
+double union_length(std::vector<std::pair<double, double>> intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double total = 0, covered_to = -1e300;
+  for (const auto& [start, end] : intervals) {
+    const double from = std::max(start, covered_to);
+    if (end > from) total += end - from;
+    covered_to = std::max(covered_to, end);
+  }
+  return total;
+}
+
+}  // namespace
 
 StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const parallel::StepPlan& step,
                                  const engine::SimulationResult& result) {
@@ -39,6 +57,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
 
   const int device_count = std::min(devices, step.plan.rank_count());
   ComputeBusy busy(step.plan, result);
+  double busiest_pp_wait = 0;  // pipeline receive waits of the device with the most compute
   for (int r = 0; r < device_count; ++r) {
     double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, last_backward_end = 0, optimizer = 0, busy_before = 0;
     const auto& ops = step.plan.ranks[r].ops();
@@ -60,6 +79,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     }
     // Pipeline waits in the tail (a last stage waiting for the first one before the tied
     // embeddings are summed) are drain, not data-parallel communication.
+    std::vector<std::pair<double, double>> drain;  // pipeline ops in the tail, clipped to it
     double drain_after_backward = 0, rank_end = 0, tp_hidden = 0, ep_hidden = 0;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const auto& op = ops[i];
@@ -76,13 +96,19 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
         (expert ? ep_hidden : tp_hidden) += timing.duration_s() - exposed;
         if (timing.end_s <= last_backward_end) busy_before += exposed;
       }
-      if (op.category == program::Category::PipelineComm && result.ops[r][i].start_s >= last_backward_end)
-        drain_after_backward += result.ops[r][i].duration_s();
+      if (op.category == program::Category::PipelineComm && result.ops[r][i].end_s > last_backward_end)
+        drain.emplace_back(std::max(result.ops[r][i].start_s, last_backward_end), result.ops[r][i].end_s);
       if (op.stream != program::Stream::Compute || result.ops[r][i].end_s > last_backward_end) continue;
       if (op.kind == program::OpKind::Compute || op.category == program::Category::TensorParallelComm ||
           op.category == program::Category::ExpertParallelComm)
         busy_before += result.ops[r][i].duration_s();
     }
+    drain_after_backward = union_length(drain);
+    // Its pipeline waits: receives on the compute stream, and the drain after its last backward
+    // (a last stage waiting for the first before the tied embeddings are summed; a stage done
+    // before the others, until the step ends).
+    if (r == 0 || compute > m.compute_busy_s)
+      busiest_pp_wait = step.pp > 1 ? pp + drain_after_backward + (m.step_time_s - rank_end) : 0.0;
     m.compute_busy_s = std::max(m.compute_busy_s, compute);
     m.dp_comm_s = std::max(m.dp_comm_s, comm);
     m.tp_comm_s = std::max(m.tp_comm_s, tp);
@@ -96,9 +122,11 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     const std::size_t stage = step.stage_of_rank.empty() ? 0 : static_cast<std::size_t>(step.stage_of_rank[r]);
     if (stage < m.stage_busy_s.size()) m.stage_busy_s[stage] = std::max(m.stage_busy_s[stage], compute);
   }
-  // With one compute stream, every moment of the step in which the busiest device does not
-  // compute is spent waiting for communication (or, pipelined, in the bubble).
-  m.exposed_comm_s = std::max(0.0, m.step_time_s - m.compute_busy_s);
+  // With one compute stream, every moment of the step in which the busiest device does not compute
+  // it waits: on pipeline receives (the bubble), or else for communication.
+  m.idle_s = std::max(0.0, m.step_time_s - m.compute_busy_s);
+  m.pipeline_wait_s = std::min(m.idle_s, busiest_pp_wait);
+  m.exposed_comm_s = m.idle_s - m.pipeline_wait_s;
   // What of the gradient reduction ran while the device still had backward work: the part that is
   // not in the step's tail (tensor-parallel collectives and the bubble are exposed, not hidden).
   m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.dp_exposed_s);

@@ -29,7 +29,12 @@ struct StepMetrics {
   double compute_busy_s = 0;         // compute stream busy time of the busiest device
 
   double dp_comm_s = 0;              // gradient reductions (comm stream) + ZeRO-3 gathers (gather stream)
-  double exposed_comm_s = 0;         // step time not covered by compute on the busiest device
+  // The busiest device's step = its compute busy time + idle_s; idle_s = pipeline_wait_s +
+  // exposed_comm_s (docs/output.md, "Vocabulary").
+  double idle_s = 0;                 // step time in which the busiest device's compute stream computes nothing
+  double pipeline_wait_s = 0;        // of it, waiting on pipeline receives (bubble and stage-to-stage transfers)
+  double exposed_comm_s = 0;         // the rest: waiting for communication (collectives on the compute stream,
+                                     // gradient reductions not hidden, collectives a compute op waits for)
   double hidden_comm_s = 0;          // dp_comm_s - dp_exposed_s (>= 0)
   std::size_t buckets = 0;
   double gradient_bytes = 0;         // per replica per iteration

@@ -111,7 +111,11 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   }
   if (m.buckets > 0)
     line("hidden behind backward", fmt::format("{} ({})", t(m.hidden_comm_s), pct(share(m.hidden_comm_s, m.dp_comm_s))));
-  line("exposed", fmt::format("{} ({} of the step)", t(m.exposed_comm_s), pct(share(m.exposed_comm_s, m.step_time_s))));
+  line("exposed", fmt::format("{} ({} of the step: the busiest device waits for communication)", t(m.exposed_comm_s),
+                              pct(share(m.exposed_comm_s, m.step_time_s))));
+  if (m.pipeline_wait_s > 0)
+    line("pipeline waits", fmt::format("{} ({} of the step: the busiest device waits on pipeline receives or for the other stages to finish)",
+                                       t(m.pipeline_wait_s), pct(share(m.pipeline_wait_s, m.step_time_s))));
 
   const auto& mem = m.memory;
   o += fmt::format("\nMemory per device (estimate): {} of {} — {}\n", bytes(mem.total_B()), bytes(mem.capacity_B),
@@ -154,10 +158,12 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
   j["compute"] = {{"forward_s", m.forward_s},
                   {"backward_s", m.backward_s},
                   {"optimizer_s", m.optimizer_s},
-                  {"busy_s", m.compute_busy_s}};
+                  {"busy_s", m.compute_busy_s},
+                  {"idle_s", m.idle_s}};
   j["communication"] = {{"dp_allreduce_s", m.dp_comm_s},
                         {"hidden_s", m.hidden_comm_s},
                         {"exposed_s", m.exposed_comm_s},
+                        {"pipeline_wait_s", m.pipeline_wait_s},
                         {"buckets", m.buckets},
                         {"gradient_bytes", m.gradient_bytes}};
   j["memory"] = {{"weights_B", m.memory.weights_B},

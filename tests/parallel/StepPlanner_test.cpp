@@ -114,6 +114,12 @@ TEST_CASE("parallel::plan_step: zero-cost network, bubble = (p-1)/(m+p-1)", "[pa
       INFO("schedule " << kind << " p " << p << " m " << m);
       CHECK(metrics.bubble_fraction == Approx(expected).epsilon(1e-3));
       CHECK(metrics.ideal_bubble_fraction == Approx(expected));
+      // One vocabulary: the busiest device's idle time is pipeline waits plus exposed
+      // communication; with free communication it is all pipeline waits.
+      CHECK(metrics.idle_s == Approx(metrics.step_time_s - metrics.compute_busy_s));
+      CHECK(metrics.pipeline_wait_s + metrics.exposed_comm_s == Approx(metrics.idle_s));
+      CHECK(metrics.pipeline_wait_s > 0);
+      CHECK(metrics.exposed_comm_s < 1e-3 * metrics.step_time_s);
     }
   }
 }
