@@ -63,7 +63,8 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
       element_B_(dtype_bytes(scenario.training.precision)),
       grid_(scenario.parallelism),
       schedule_(scenario_schedule(scenario)),
-      shape_(scenario_pipeline_shape(scenario)) {
+      shape_(scenario_pipeline_shape(scenario)),
+      compression_(compression::grad_compression(scenario.training.grad_compression.method)) {
   if (schedule_.model_chunks(shape_) != chunks_ || schedule_.chunks_per_device(shape_) != v_)
     throw Error(fmt::format("the step planner holds each model chunk once, pp x virtual_stages of them; the {} "
                             "schedule holds {} per device in {} model chunks",
@@ -95,6 +96,15 @@ StepPlan StepPlanner::plan() {
   pass_ready_.assign(ranks, {});
   last_backward_.assign(ranks, {});
   synced_.assign(ranks, {});
+  compressing_ = compression_.name() != "none" && dp_ > 1;
+  if (compressing_ && scenario_.parallelism.zero_stage >= 1)
+    throw Error(fmt::format("gradient compression ({}) is modelled with zero_stage 0 only, got {}", compression_.name(),
+                            scenario_.parallelism.zero_stage));
+  lanes_.clear();
+  if (compressing_) {
+    const CompressionLane empty{GradientBucketPacker(scenario_.training.bucket_size_B), {}, 0, 0, {}};
+    lanes_.assign(ranks, {empty, empty});  // dense, experts
+  }
   // Stage by stage, pass by pass in schedule order, and replica by replica inside a pass, so that
   // the collectives over a data group (ZeRO) find every member's ops already laid out. Each rank's
   // ops still follow its schedule; point-to-point messages match by tag, whatever the order.
@@ -226,6 +236,7 @@ void StepPlanner::lay_out_stage(int s) {
       for (std::size_t i = 0; i < members_[d].size(); ++i) last_backward_[members_[d][i]] = {last_[d][i]};
     if (reduce_every_pass_) reduce_pass_gradients(s, fmt::format("mb{}.c{}", st.micro_batch, k));
   }
+  if (compressing()) close_compressed_buckets(s);
 }
 
 std::vector<double> StepPlanner::replica_times(const PricedSegment& segment, BackwardPart part) const {
@@ -452,8 +463,9 @@ void StepPlanner::record_gradients(std::size_t block, int mb, int unit) {
     for (std::size_t i = 0; i < members_[d].size(); ++i) {
       for (const auto& p : own_params_[block]) {
         const ReadyGradient g{last_[d][i], p.elements * element_B_, model_.blocks[block].name + "." + p.name, unit,
-                              p.expert};
+                              p.expert, p.rows};
         if (mb == m_ - 1) ready_[members_[d][i]].push_back(g);
+        if (mb == m_ - 1 && compressing()) compress_gradient(members_[d][i], g);
         if (reduce_every_pass_) pass_ready_[members_[d][i]].push_back(g);
       }
     }
