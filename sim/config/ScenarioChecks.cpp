@@ -124,6 +124,23 @@ void check_parallel_layout(const ConfigDocument& doc, std::vector<Diagnostic>& o
   check_schedule(doc, pp, dp, v, out);
 }
 
+/// training.grad_compression against its own ranges and the sharding: a compressed bucket is
+/// all-reduced or all-gathered whole, which ZeRO's reduce-scatters are not (not modelled).
+void check_grad_compression(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const ConfigValue* method = doc.find("training.grad_compression.method");
+  if (!method || method->as_string() == "none") return;
+  if (const ConfigValue* zero = doc.find("parallelism.zero_stage"); zero && zero->as_integer() >= 1)
+    report(doc, "training.grad_compression.method",
+           fmt::format("{} is modelled on the data-parallel all-reduce only; parallelism.zero_stage {} "
+                       "reduce-scatters sharded gradients instead; allowed: zero_stage 0, or method none",
+                       method->as_string(), zero->as_integer()),
+           out);
+  if (const ConfigValue* ratio = used(doc, "training.grad_compression.ratio"); ratio && ratio->as_number() > 1)
+    report_at(*ratio, fmt::format("must be in (0, 1] (the share of elements sent), got {}", ratio->as_number()), out);
+  if (const ConfigValue* bits = used(doc, "training.grad_compression.bits"); bits && bits->as_integer() > 32)
+    report_at(*bits, fmt::format("must be 1 to 32 bits per element, got {}", bits->as_integer()), out);
+}
+
 bool flag(const ConfigDocument& doc, std::string_view path) {
   const ConfigValue* v = doc.find(path);
   return v && v->as_bool();
@@ -193,6 +210,7 @@ void check_workload(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
 void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_conditions(doc, out);
   check_parallel_layout(doc, out);
+  check_grad_compression(doc, out);
   if (const ConfigValue* trace = used(doc, "moe.trace")) read_routing_trace(*trace, doc.file(), out);
   if (const ConfigValue* ep = doc.find("parallelism.ep"); ep && ep->as_integer() > 1) {
     const std::int64_t dp = int_or(doc, "parallelism.dp", 1);

@@ -1,6 +1,7 @@
 // Every key of a scenario file, declared once.
 #include <fmt/format.h>
 
+#include "compression/GradCompression.hpp"
 #include "config/FrameworkRegistry.hpp"
 #include "config/KeyTableParts.hpp"
 #include "config/ScenarioSpec.hpp"
@@ -26,6 +27,19 @@ std::string schedule_description() {
   for (const auto* type : schedule::pipeline_schedules())
     text += fmt::format(" {}: {}.", type->name(), type->summary());
   return text;
+}
+
+/// Each gradient-compression method of the registry with its one-line summary.
+std::string compression_description() {
+  std::string text = "Gradient compression of the data-parallel buckets (docs/grad-compression.md):";
+  for (const auto* method : compression::grad_compressions())
+    text += fmt::format(" {}: {}.", method->name(), method->summary());
+  return text + " Needs parallelism.zero_stage 0.";
+}
+
+/// The key is used only with the methods that read `parameter`.
+std::vector<Condition> compression_using(std::string_view parameter) {
+  return {Condition::one_of("training.grad_compression.method", compression::grad_compressions_using(parameter))};
 }
 
 }  // namespace
@@ -125,6 +139,42 @@ KeyTable make_scenario_table() {
                           "through memory; fused: one FlashAttention-2-style kernel per pass (Dao 2022, 2023) with "
                           "no s^2 traffic and no s^2 activations (it keeps a logsumexp per row and recomputes the "
                           "scores in backward, so selective recomputation adds nothing)."},
+          {.path = "training.grad_compression.method",
+           .type = KeyType::Enum,
+           .choices = compression::grad_compression_names(),
+           .presence = Presence::Defaulted,
+           .default_text = "none",
+           .description = compression_description()},
+          {.path = "training.grad_compression.rank",
+           .type = KeyType::Integer,
+           .presence = Presence::Defaulted,
+           .default_text = "4",
+           .constraint = Constraint::AtLeastOne,
+           .counts = "rank",
+           .description = "Rank r of PowerSGD's factors P (n x r) and Q (m x r) per n x m gradient matrix.",
+           .only_with = compression_using("rank")},
+          {.path = "training.grad_compression.ratio",
+           .type = KeyType::Number,
+           .presence = Presence::Defaulted,
+           .default_text = "0.01",
+           .constraint = Constraint::Positive,
+           .description = "Share of each bucket's elements top-k sends, in (0, 1]: k = ceil(ratio*n).",
+           .only_with = compression_using("ratio")},
+          {.path = "training.grad_compression.error_feedback",
+           .type = KeyType::Bool,
+           .presence = Presence::Defaulted,
+           .default_text = "true",
+           .description = "Keep what top-k did not send and add it to the next gradient (two more memory-bound "
+                          "passes per bucket).",
+           .only_with = compression_using("error_feedback")},
+          {.path = "training.grad_compression.bits",
+           .type = KeyType::Integer,
+           .presence = Presence::Defaulted,
+           .default_text = "8",
+           .constraint = Constraint::AtLeastOne,
+           .counts = "bits",
+           .description = "Bits per element QSGD sends, 1 to 32.",
+           .only_with = compression_using("bits")},
           {.path = "parallelism.dp",
            .type = KeyType::Integer,
            .presence = Presence::Defaulted,

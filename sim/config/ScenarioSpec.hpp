@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compression/GradCompression.hpp"
 #include "config/CollectiveSpec.hpp"
 #include "config/FrameworkProfile.hpp"
 #include "config/PlatformSpec.hpp"
@@ -184,6 +185,7 @@ struct TrainingSpec {
   bool grad_accumulation_fusion = true;  // false: a separate gradient add per micro-batch after the first
   Recompute recompute = Recompute::None;
   Attention attention = Attention::Unfused;
+  compression::Settings grad_compression;  // of the data-parallel gradient buckets (method "none": syncSGD)
 };
 
 struct ParallelismSpec {

@@ -240,6 +240,11 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.parallelism.tp = document.get_int("parallelism.tp");
   spec.parallelism.pp = document.get_int("parallelism.pp");
   spec.training.recompute = enum_value<Recompute>(document, "training.recompute", parse_recompute);
+  spec.training.grad_compression.method = document.get_string("training.grad_compression.method");
+  spec.training.grad_compression.rank = document.get_int("training.grad_compression.rank");
+  spec.training.grad_compression.ratio = document.get_number("training.grad_compression.ratio");
+  spec.training.grad_compression.error_feedback = document.get_bool("training.grad_compression.error_feedback");
+  spec.training.grad_compression.bits = document.get_int("training.grad_compression.bits");
   spec.training.attention = document.at("training.attention").is_derived()
                                ? (spec.framework.fusions.attention ? Attention::Fused : Attention::Unfused)
                                : enum_value<Attention>(document, "training.attention", parse_attention);

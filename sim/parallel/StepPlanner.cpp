@@ -65,7 +65,8 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
       grid_(scenario.parallelism),
       schedule_(scenario_schedule(scenario)),
       shape_(scenario_pipeline_shape(scenario)),
-      placement_(schedule_, shape_) {
+      placement_(schedule_, shape_),
+      compression_(compression::grad_compression(scenario.training.grad_compression.method)) {
   chunks_ = placement_.model_chunks();
 }
 
@@ -94,6 +95,15 @@ StepPlan StepPlanner::plan() {
   pass_ready_.assign(ranks, {});
   last_backward_.assign(ranks, {});
   synced_.assign(ranks, {});
+  compressing_ = compression_.name() != "none" && dp_ > 1;
+  if (compressing_ && scenario_.parallelism.zero_stage >= 1)
+    throw Error(fmt::format("gradient compression ({}) is modelled with zero_stage 0 only, got {}", compression_.name(),
+                            scenario_.parallelism.zero_stage));
+  lanes_.clear();
+  if (compressing_) {
+    const CompressionLane empty{GradientBucketPacker(scenario_.training.bucket_size_B), {}, 0, 0, {}};
+    lanes_.assign(ranks, {empty, empty});  // dense, experts
+  }
   // Stage by stage, pass by pass in schedule order, and replica by replica inside a pass, so that
   // the collectives over a data group (ZeRO) find every member's ops already laid out. Each rank's
   // ops still follow its schedule; point-to-point messages match by tag, whatever the order.

@@ -17,12 +17,14 @@
 #include <vector>
 
 #include "collectives/TagAllocator.hpp"
+#include "compression/GradCompression.hpp"
 #include "config/ScenarioSpec.hpp"
 #include "kernels/Kernel.hpp"
 #include "kernels/ScaledCostModel.hpp"
 #include "parallel/BlockCosts.hpp"
 #include "parallel/ChunkPlacement.hpp"
 #include "parallel/DeviceGrid.hpp"
+#include "parallel/GradientBuckets.hpp"
 #include "parallel/GroupCollectives.hpp"
 #include "parallel/ParameterGathers.hpp"
 #include "parallel/StagePartition.hpp"
@@ -66,6 +68,7 @@ struct ReadyGradient {
   std::string name;
   int unit = 0;  // the ZeRO-3 / FSDP unit (block or fused run) it belongs to
   bool expert = false;  // reduced over the expert-data-parallel group
+  double rows = 1;      // first dimension as a matrix (ParamTensor::rows), for gradient compression
 };
 
 /// Tied parameters whose origin and copy sit on different pipeline stages (Megatron's embedding
@@ -155,6 +158,33 @@ private:
   void reduce_pass_gradients(int stage, const std::string& label);
   [[nodiscard]] std::vector<GradientBucket> buckets_of(const std::vector<ReadyGradient>& list) const;
   void reduce_data_groups();
+  // Gradient compression (StepPlannerCompression.cpp): each bucket is packed as the last
+  // micro-batch's backward completes it, its first encode kernels queue on the compute stream at
+  // once (competing with the rest of the backward), its collectives follow on Comm in phase 3.
+  /// One compressed bucket of one rank.
+  struct CompressedBucket {
+    compression::BucketCompression work;
+    std::vector<program::OpIndex> ready;  // the gradient that completed it, then its round-0 encode op
+    bool encoded = false;        // round 0's encode op laid out
+  };
+  /// One rank's buckets of one kind (dense or experts' gradients).
+  struct CompressionLane {
+    GradientBucketPacker packer;
+    std::vector<compression::GradientTensorShape> open;  // tensors of the bucket being filled
+    int tensors = 0;                                      // packed so far (their ready slots)
+    program::OpIndex last_gradient = 0;                   // the op after which the last one is ready
+    std::vector<CompressedBucket> buckets;
+  };
+  [[nodiscard]] bool compressing() const { return compressing_; }
+  void compress_gradient(int rank, const ReadyGradient& gradient);
+  void close_compressed_buckets(int stage);
+  void close_bucket(int rank, bool expert, program::OpIndex ready);
+  void encode_round0(int rank, bool expert, CompressedBucket& bucket, const std::vector<program::OpIndex>& after);
+  void reduce_compressed(const std::vector<int>& group, bool expert, const std::string& label);
+  [[nodiscard]] double kernels_time(const std::vector<kernels::Kernel>& kernels, int rank,
+                                    const std::string& pass);
+  CompressionLane& lane(int rank, bool expert);
+
   void sum_tied_copies();
   void optimizer_steps();
   void sum_figures();
@@ -193,6 +223,9 @@ private:
   int units_ = 0;  // parameter units laid out so far (ZeRO-3 buckets)
   bool reduce_every_pass_ = false, gather_parameters_ = false;
   bool has_experts_ = false;  // the model has expert tensors
+  const compression::GradCompressionMethod& compression_;  // training.grad_compression.method
+  bool compressing_ = false;  // a method other than none, with data parallelism
+  std::vector<std::vector<CompressionLane>> lanes_;  // per rank: dense, then experts
   // The pass being laid out: the first and the last of its chunk on its stage to complete gradients.
   bool first_pass_ = true, final_pass_ = false;
   std::vector<Deferred>* recording_ = nullptr;  // set: compute, collectives and gradients are recorded

@@ -58,6 +58,7 @@ void StepPlanner::lay_out_stage(int s) {
       if (reduce_every_pass_) reduce_pass_gradients(s, fmt::format("mb{}.c{}", pass.micro_batch, pass.chunk));
     }
   }
+  if (compressing()) close_compressed_buckets(s);
 }
 
 void StepPlanner::receive_inputs(int s, const ChunkPass& pass) {
@@ -318,8 +319,9 @@ void StepPlanner::record_gradients(std::size_t block, int unit) {
     for (std::size_t i = 0; i < members_[d].size(); ++i) {
       for (const auto& p : own_params_[block]) {
         const ReadyGradient g{last_[d][i], p.elements * element_B_, model_.blocks[block].name + "." + p.name, unit,
-                              p.expert};
+                              p.expert, p.rows};
         if (final_pass_) ready_[members_[d][i]].push_back(g);
+        if (final_pass_ && compressing()) compress_gradient(members_[d][i], g);
         if (reduce_every_pass_) pass_ready_[members_[d][i]].push_back(g);
       }
     }

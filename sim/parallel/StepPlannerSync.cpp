@@ -61,6 +61,10 @@ void StepPlanner::reduce_gradients(const std::vector<int>& group, const std::vec
                                    bool expert, const std::string& label) {
   // Bucketed like DDP, on the communication stream; without overlap every bucket waits for the
   // member's last backward op.
+  if (compressing()) {
+    reduce_compressed(group, expert, label);
+    return;
+  }
   const CollectiveOp op = scenario_.parallelism.zero_stage >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
   std::vector<std::vector<ReadyGradient>> member_lists;
   for (int r : group) member_lists.push_back(of_kind(lists[r], expert));

@@ -77,6 +77,9 @@ struct ParamTensor {
   /// An expert's tensor: held by one expert rank, its gradient reduced over the expert-data-parallel
   /// group (the devices of the other expert groups that hold the same experts).
   bool expert = false;
+  /// Its first dimension when viewed as a matrix (rows x elements/rows on this device, as PyTorch's
+  /// PowerSGD hook views shape[0] x the rest); 1: a vector, or a shape the description does not give.
+  double rows = 1;
 };
 
 /// Activation recomputation policies, indexable: config::Recompute's values in order.

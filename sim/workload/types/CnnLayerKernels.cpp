@@ -37,7 +37,12 @@ Kernel memory_bound(std::string name, double bytes, double flops, DType dtype) {
   return Kernel::make_memory_bound(std::move(name), bytes, flops, dtype);
 }
 
-ParamTensor param(std::string name, double elements) { return ParamTensor{std::move(name), elements, elements, ""}; }
+/// A parameter tensor; `rows` is its first dimension (output channels of a weight), 1 for vectors.
+ParamTensor param(std::string name, double elements, double rows = 1) {
+  ParamTensor t{std::move(name), elements, elements, ""};
+  t.rows = rows;
+  return t;
+}
 
 /// A convolution as three implicit GEMMs (cuDNN's fprop, dgrad, wgrad; NHWC): each multiplies the
 /// im2col view of one operand but reads the tensor itself from memory once.
@@ -102,7 +107,8 @@ void conv(LayerPasses& p, const CnnLayer& l, const LayerGraph& g, const Sizes& s
   p.saved.push_back({g.input, s.in_elements() * s.e});
   if (l.bias) p.params.push_back(param("bias", l.out));
   p.params.push_back(param("weight", static_cast<double>(l.out) * static_cast<double>(s.in.c / l.groups) * l.kernel *
-                                         l.kernel));
+                                         l.kernel,
+                           static_cast<double>(l.out)));
 }
 
 void batch_norm(LayerPasses& p, const LayerGraph& g, const Sizes& s, const std::string& name, DType dtype) {
@@ -145,7 +151,7 @@ void fully_connected(LayerPasses& p, const CnnLayer& l, const LayerGraph& g, con
   p.backward.push_back(Kernel::make_gemm(name + ".wgrad", GemmShape{o, f, b, 1}, dtype));
   p.saved.push_back({g.input, s.in_elements() * s.e});
   if (l.bias) p.params.push_back(param("bias", static_cast<double>(o)));
-  p.params.push_back(param("weight", static_cast<double>(o) * static_cast<double>(f)));
+  p.params.push_back(param("weight", static_cast<double>(o) * static_cast<double>(f), static_cast<double>(o)));
 }
 
 void elementwise(LayerPasses& p, const CnnLayer& l, long long index, const Sizes& s, const std::string& name,

@@ -44,10 +44,18 @@ struct Context {
   double activation_B;  // b*s*h elements of the residual stream, whole sequence, in bytes
 };
 
-ParamTensor sharded(std::string name, double model_elements, int tp) {
-  return ParamTensor{std::move(name), model_elements / tp, model_elements, ""};
+/// A tensor split over the tensor group; `device_rows` is its first dimension on one rank (the
+/// output features of a weight, 1 for a vector).
+ParamTensor sharded(std::string name, double model_elements, int tp, double device_rows = 1) {
+  ParamTensor p{std::move(name), model_elements / tp, model_elements, ""};
+  p.rows = device_rows;
+  return p;
 }
-ParamTensor replicated(std::string name, double elements) { return ParamTensor{std::move(name), elements, elements, ""}; }
+ParamTensor replicated(std::string name, double elements, double rows = 1) {
+  ParamTensor p{std::move(name), elements, elements, ""};
+  p.rows = rows;
+  return p;
+}
 
 /// A layer's second norm and attention tensors, in the order backward completes their gradients
 /// (after the MLP's or the experts').
@@ -64,9 +72,9 @@ void push_attention_params(std::vector<ParamTensor>& p, const TransformerModel& 
     return;
   }
   if (w.bias) p.push_back(replicated("proj.bias", h));
-  p.push_back(sharded("proj.weight", a * d * h, t));
+  p.push_back(sharded("proj.weight", a * d * h, t, h));  // row-parallel: h x a*d/t
   if (w.bias) p.push_back(sharded("qkv.bias", (a + 2 * kv) * d, t));
-  p.push_back(sharded("qkv.weight", h * (a + 2 * kv) * d, t));
+  p.push_back(sharded("qkv.weight", h * (a + 2 * kv) * d, t, (a + 2 * kv) * d / t));
   p.push_back(replicated("ln1", norm));
 }
 
@@ -89,8 +97,8 @@ Block embedding_block(const Context& c) {
                                      : CommPoint::named("tp")),
                 make_segment("lookup", c.model.embedding_backward())};
   if (w.position == PositionKind::Learned)
-    b.params.push_back(replicated("position", static_cast<double>(w.seq_length) * h));
-  b.params.push_back(sharded("word", static_cast<double>(w.vocab_size) * h, o.tp));
+    b.params.push_back(replicated("position", static_cast<double>(w.seq_length) * h, static_cast<double>(w.seq_length)));
+  b.params.push_back(sharded("word", static_cast<double>(w.vocab_size) * h, o.tp, static_cast<double>(w.vocab_size) / o.tp));
   b.saved_activation_B.fill(c.model.embedding_activation_bytes());
   b.output_B = c.activation_B;
   b.output_replicated = !o.sequence_parallel;
@@ -118,9 +126,9 @@ Block layer_block(const Context& c, int l, const LayerShape& default_shape) {
   const int t = o.tp;
   auto& p = b.params;
   if (w.bias) p.push_back(replicated("fc2.bias", h));  // added after the all-reduce: on every rank
-  p.push_back(sharded("fc2.weight", f * h, t));
+  p.push_back(sharded("fc2.weight", f * h, t, h));  // row-parallel: h x f/t
   if (w.bias) p.push_back(sharded("fc1.bias", up * f, t));
-  p.push_back(sharded("fc1.weight", h * up * f, t));
+  p.push_back(sharded("fc1.weight", h * up * f, t, up * f / t));
   push_attention_params(p, c.model, l, t);
   for (const Recompute r : config::kAllRecomputes)
     b.saved_activation_B[policy_index(r)] = c.model.layer_activation_bytes(l, r);
@@ -271,7 +279,8 @@ Block head_block(const Context& c) {
                  o.sequence_parallel ? tensor_op("tp", o, CollectiveOp::ReduceScatter, c.activation_B)
                                      : tensor_op("tp", o, CollectiveOp::AllReduce, c.activation_B)),
                 make_segment("norm", c.model.final_norm_backward())};
-  ParamTensor logits = sharded("logits.weight", static_cast<double>(w.vocab_size) * h, o.tp);
+  ParamTensor logits =
+      sharded("logits.weight", static_cast<double>(w.vocab_size) * h, o.tp, static_cast<double>(w.vocab_size) / o.tp);
   if (w.tie_embeddings) logits.tied_to = "embedding.word";
   b.params.push_back(logits);
   b.params.push_back(replicated("final_ln", w.norm == NormKind::LayerNorm && w.bias ? 2 * h : h));
