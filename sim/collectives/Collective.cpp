@@ -194,8 +194,36 @@ bool supports(CollectiveOp op, CollectiveAlgorithm algorithm) {
   return false;
 }
 
+namespace {
+
+/// `request` with its per-member deps and matrix moved from the caller's order to ring order.
+CollectiveRequest in_ring_positions(const CollectiveRequest& request) {
+  CollectiveRequest r = request;
+  const auto& from = request.caller_index;
+  if (!request.deps.empty())
+    for (std::size_t i = 0; i < from.size(); ++i) r.deps[i] = request.deps.at(static_cast<std::size_t>(from[i]));
+  if (!request.matrix.empty())
+    for (std::size_t i = 0; i < from.size(); ++i)
+      for (std::size_t j = 0; j < from.size(); ++j)
+        r.matrix[i][j] = request.matrix.at(static_cast<std::size_t>(from[i])).at(static_cast<std::size_t>(from[j]));
+  r.caller_index.clear();
+  return r;
+}
+
+}  // namespace
+
 std::vector<program::OpIndex> append_collective(program::Plan& plan, const CollectiveRequest& request,
                                                 TagAllocator& tags) {
+  if (!request.caller_index.empty()) {
+    if (request.caller_index.size() != request.ranks.size())
+      throw Error(fmt::format("collective '{}': {} caller positions for {} members", request.name,
+                              request.caller_index.size(), request.ranks.size()));
+    auto ring_ops = append_collective(plan, in_ring_positions(request), tags);
+    auto ops = ring_ops;
+    for (std::size_t i = 0; i < request.caller_index.size(); ++i)
+      ops[static_cast<std::size_t>(request.caller_index[i])] = ring_ops[i];
+    return ops;
+  }
   const auto what = fmt::format("collective {} ({} algorithm{})", config::collective_op_name(request.op),
                                 config::collective_algorithm_name(request.algorithm),
                                 request.name.empty() ? "" : fmt::format(", '{}'", request.name));

@@ -49,6 +49,10 @@ struct CollectiveRequest {
   program::Category category = program::Category::DataParallelComm;
   std::string name = "collective";  // op names: "<name>.s<round>" (step) or "<name>" (fluid)
   std::vector<std::vector<program::OpIndex>> deps;  // per member: ops to wait for first (empty: none)
+  /// ranks[i] is member caller_index[i] of the group as the caller listed it (the platform put the
+  /// group in ring order): `deps` and `matrix` are then in the caller's order, and so are the ops
+  /// append_collective returns. Empty: `ranks` is the caller's order.
+  std::vector<int> caller_index;
   /// Where to record what ran (CollectiveLog.hpp); null: not recorded. The protocol and payload
   /// below are only recorded: the costs above already carry them.
   std::shared_ptr<CollectiveLog> log;

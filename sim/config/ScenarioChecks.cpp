@@ -77,17 +77,6 @@ void check_schedule(const ConfigDocument& doc, std::int64_t pp, std::int64_t dp,
                     std::vector<Diagnostic>& out) {
   const ConfigValue* name = doc.find("parallelism.schedule");
   const auto* type = schedule::find_pipeline_schedule(name ? name->as_string() : "1f1b");
-  if (type && !type->plannable()) {
-    std::vector<std::string> plannable;
-    for (const auto* t : schedule::pipeline_schedules())
-      if (t->plannable()) plannable.emplace_back(t->name());
-    report(doc, "parallelism.schedule",
-           fmt::format("{} holds every model chunk twice, which the step planner does not lay out yet; `clearfog "
-                       "schedule --schedule {}` prints it; allowed: {}",
-                       type->name(), type->name(), fmt::join(plannable, ", ")),
-           out);
-    return;
-  }
   const ConfigValue* global_batch = doc.find("training.global_batch");
   const ConfigValue* micro_batch = doc.find("training.micro_batch");
   if (!type || !global_batch || !micro_batch || micro_batch->as_integer() < 1 || dp < 1) return;

@@ -42,6 +42,18 @@ std::vector<int> in_ring_order(const topology::ClusterTopology& cluster, const s
   return ordered;
 }
 
+/// For each of `ordered` (a permutation of `group`), its position in `group`: the caller keeps its
+/// own order for deps, matrices and results.
+std::vector<int> caller_positions(const std::vector<int>& group, const std::vector<int>& ordered) {
+  std::vector<std::pair<int, int>> by_rank;  // (rank, position in group)
+  for (std::size_t i = 0; i < group.size(); ++i) by_rank.emplace_back(group[i], static_cast<int>(i));
+  std::sort(by_rank.begin(), by_rank.end());
+  std::vector<int> positions;
+  for (int rank : ordered)
+    positions.push_back(std::lower_bound(by_rank.begin(), by_rank.end(), std::pair{rank, -1})->second);
+  return positions;
+}
+
 /// Requests for a collective over any device group — data-parallel, tensor-parallel, ZeRO and
 /// pipeline groups alike, members in ring order: the scenario's algorithm resolved for this
 /// operation, size and group (nccl: NCCL's tuner; best: the fastest simulated candidate on a group
@@ -68,6 +80,7 @@ public:
     }
     auto request = make_request(cluster_, op, members, bytes, choice, fidelity_);
     request.log = log_;
+    if (members != group) request.caller_index = caller_positions(group, members);
     return request;
   }
 

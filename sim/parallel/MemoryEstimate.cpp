@@ -7,6 +7,7 @@
 #include "core/Errors.hpp"
 #include "kernels/BlockedGemmModel.hpp"
 #include "parallel/BlockCosts.hpp"
+#include "parallel/ChunkPlacement.hpp"
 #include "parallel/StepPlanner.hpp"
 #include "workload/WorkloadType.hpp"
 
@@ -79,11 +80,16 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
   const auto chunks = scenario_chunks(scenario, model, block_time_s);
   const auto policy = workload::policy_index(training.recompute);
 
-  // Each stage's own parameters: a tied tensor is a copy of its own only on another stage than
-  // its origin's (as the planner holds them).
-  std::vector<int> stage_of_block(model.blocks.size(), 0);
+  // Each stage's own parameters: a tied tensor is a copy of its own only on other stages than
+  // its origin's (as the planner holds them); DualPipe holds every chunk on two stages.
+  const ChunkPlacement placement(scenario_schedule(scenario), scenario_pipeline_shape(scenario));
+  std::vector<std::vector<int>> stages_of_block(model.blocks.size());
   for (std::size_t k = 0; k < chunks.size(); ++k)
-    for (std::size_t b = chunks[k].begin; b < chunks[k].end; ++b) stage_of_block[b] = static_cast<int>(k) % par.pp;
+    for (std::size_t b = chunks[k].begin; b < chunks[k].end; ++b)
+      stages_of_block[b] = placement.holders(static_cast<int>(k));
+  const auto holds = [&](std::size_t b, int s) {
+    return std::find(stages_of_block[b].begin(), stages_of_block[b].end(), s) != stages_of_block[b].end();
+  };
   // Expert parameters are sharded by ZeRO over the expert-data group (dp/ep devices), the others
   // over dp (docs/moe.md).
   std::vector<double> parameters(static_cast<std::size_t>(par.pp), 0.0), expert_parameters = parameters;
@@ -92,9 +98,9 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
     const auto& block = model.blocks[b];
     for (const auto& p : block.params) {
       if (!p.tied_to.empty() &&
-          stage_of_block[model.block_index(p.tied_to.substr(0, p.tied_to.find('.')))] == stage_of_block[b])
+          stages_of_block[model.block_index(p.tied_to.substr(0, p.tied_to.find('.')))] == stages_of_block[b])
         continue;
-      (p.expert ? expert_parameters : parameters)[stage_of_block[b]] += p.elements;
+      for (const int s : stages_of_block[b]) (p.expert ? expert_parameters : parameters)[s] += p.elements;
     }
     largest_block = std::max(largest_block, block.device_parameters());
     if (block.checkpointable)
@@ -108,7 +114,7 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
     std::vector<double> weights_by_rank, optimizer_by_rank;
     for (std::size_t b = 0; b < model.blocks.size(); ++b) {
       const auto& block = model.blocks[b];
-      if (stage_of_block[b] != s) continue;
+      if (!holds(b, s)) continue;
       weights_by_rank.resize(std::max(weights_by_rank.size(), block.sparse_weights_B_by_expert_rank.size()), 0.0);
       optimizer_by_rank.resize(weights_by_rank.size(), 0.0);
       for (std::size_t j = 0; j < block.sparse_weights_B_by_expert_rank.size(); ++j) {
@@ -125,10 +131,12 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
 
   MemoryEstimate worst;
   for (int s = 0; s < par.pp; ++s) {
-    std::vector<double> chunk_activation(static_cast<std::size_t>(par.virtual_stages), 0.0);
-    for (std::size_t k = static_cast<std::size_t>(s); k < chunks.size(); k += static_cast<std::size_t>(par.pp))
-      for (std::size_t b = chunks[k].begin; b < chunks[k].end; ++b)
-        chunk_activation[k / static_cast<std::size_t>(par.pp)] += model.blocks[b].saved_activation_B[policy];
+    std::vector<double> chunk_activation(static_cast<std::size_t>(placement.chunks_per_device()), 0.0);
+    for (std::size_t c = 0; c < chunk_activation.size(); ++c) {
+      const auto& range = chunks[static_cast<std::size_t>(placement.model_chunk(s, static_cast<int>(c)))];
+      for (std::size_t b = range.begin; b < range.end; ++b)
+        chunk_activation[c] += model.blocks[b].saved_activation_B[policy];
+    }
     const ModelStates dense =
         model_state_bytes(parameters[s], training.precision, training.optimizer, par.zero_stage, par.dp);
     const ModelStates experts = model_state_bytes(expert_parameters[s], training.precision, training.optimizer,

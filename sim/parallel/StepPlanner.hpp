@@ -11,6 +11,7 @@
 // reductions, the sum of tied parameters across stages and the optimizer steps follow
 // (StepPlannerSync.cpp); figures are summed from the priced blocks.
 #include <array>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "kernels/Kernel.hpp"
 #include "kernels/ScaledCostModel.hpp"
 #include "parallel/BlockCosts.hpp"
+#include "parallel/ChunkPlacement.hpp"
 #include "parallel/DeviceGrid.hpp"
 #include "parallel/GroupCollectives.hpp"
 #include "parallel/ParameterGathers.hpp"
@@ -35,6 +37,9 @@ struct PlanOptions {
   /// chunk's checkpointable blocks instead of per block: far fewer events for thousands of
   /// devices, the same busy times.
   bool fuse_chunk_layers = false;
+  /// Interleave the two passes of DualPipe's F&B pairs, their collectives on the communication
+  /// stream; off: the pair's passes run one after the other (an ablation for tests and studies).
+  bool overlap_forward_backward = true;
 };
 
 /// Plans `scenario`'s iteration. Throws clearfog::Error for a layout the workload cannot take
@@ -83,8 +88,31 @@ private:
   void assign_blocks();
   void price_stages();
   [[nodiscard]] schedule::PassTimes ideal_pass_times() const;
-  // Phase 2: each stage's passes in schedule order (StepPlanner.cpp).
+  // Phase 2: each stage's passes in schedule order (StepPlannerPasses.cpp).
+  /// One pass of a micro-batch through a model chunk on the stage being laid out; first and
+  /// final: whether it is the chunk's first / last pass on the stage that completes gradients.
+  struct ChunkPass {
+    schedule::PipelineStep::Pass pass = schedule::PipelineStep::Pass::Forward;
+    int chunk = 0;  // model chunk
+    int micro_batch = 0;
+    bool first = false, final = false;
+  };
   void lay_out_stage(int stage);
+  /// The pipeline receives a pass waits for (activations from the chunk below, gradients from
+  /// the one above) and the sends of its outputs.
+  void receive_inputs(int stage, const ChunkPass& pass);
+  void send_outputs(int stage, const ChunkPass& pass);
+  void run_body(int stage, const ChunkPass& pass);
+  /// DualPipe's F&B: two passes' ops interleaved compute op by compute op, their collectives on
+  /// the communication stream, so each one's communication runs behind the other's compute
+  /// (StepPlannerOverlap.cpp).
+  void run_overlapped(int stage, const ChunkPass& a, const ChunkPass& b);
+  /// An op-emitting call recorded instead of run (while recording_ is set), to be replayed in an
+  /// interleaved order; `compute`: it adds compute ops.
+  struct Deferred {
+    std::function<void()> run;
+    bool compute = false;
+  };
   void forward_chunk(int stage, int chunk, int mb);
   /// Which part of a backward pass runs: all of it, or (zero-bubble schedules) the input
   /// gradients (B) or the weight gradients (W) alone.
@@ -100,6 +128,8 @@ private:
   void compute(program::Category category, const std::string& name, const std::vector<double>& seconds,
                bool wait_for_gathers = true);
   void collectives(const std::vector<workload::CommPoint>& points, const std::string& name);
+  /// While recording: records `call`, to run on the collective stream of now, and returns true.
+  bool record_collective(std::function<void()> call);
   void tensor_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
   void expert_collective(config::CollectiveOp op, const workload::CommPoint& point, const std::string& name);
   [[nodiscard]] std::vector<double> replica_times(const PricedSegment& segment,
@@ -113,7 +143,9 @@ private:
   void host_wait(const std::string& name);
   template <typename Ops>
   void unit(int stage, double device_params, const std::string& name, const Ops& ops);
-  void record_gradients(std::size_t block, int mb, int unit);
+  /// Records the block's gradients as ready after each member's latest op: for the reduction when
+  /// this is the chunk's last gradient pass of the iteration (final_pass_), and per pass under ZeRO-2/3.
+  void record_gradients(std::size_t block, int unit);
   // Phase 3: reductions, tied parameters, optimizer (StepPlannerSync.cpp).
   /// The groups gradients are reduced over at (stage, tensor rank): the data group for dense
   /// tensors, each expert-data group for experts' (bool: expert).
@@ -127,7 +159,16 @@ private:
   void optimizer_steps();
   void sum_figures();
 
-  [[nodiscard]] int stage_of_chunk(int chunk) const { return chunk % pp_; }
+  /// The stage running model chunk k for micro-batch mb's direction.
+  [[nodiscard]] int stage_of(int chunk, int mb) const { return placement_.stage(chunk, placement_.direction_of(mb)); }
+  [[nodiscard]] const std::vector<int>& holders_of_block(std::size_t block) const {
+    return placement_.holders(chunk_of_block_[block]);
+  }
+  void add_tied_copy(std::size_t block, const workload::ParamTensor& p);
+  void add_mirror_copies();
+  /// The pipeline send/receive stream of micro-batch mb under the framework's p2p mode: DualPipe's
+  /// reverse direction has a stream of its own, so the two directions' FIFOs never wait on each other.
+  [[nodiscard]] program::Stream p2p_stream(int mb, program::Stream forward_stream) const;
   [[nodiscard]] double p2p_bytes(int chunk) const;
   [[nodiscard]] std::uint64_t p2p_tag(int direction, int chunk, int mb, int d, int t) const;
 
@@ -143,6 +184,7 @@ private:
   DeviceGrid grid_;
   const schedule::PipelineScheduleType& schedule_;
   schedule::PipelineShape shape_;
+  ChunkPlacement placement_;
   StepPlan step_;
   collectives::TagAllocator tags_;
   std::optional<ParameterGathers> gathers_;
@@ -151,6 +193,10 @@ private:
   int units_ = 0;  // parameter units laid out so far (ZeRO-3 buckets)
   bool reduce_every_pass_ = false, gather_parameters_ = false;
   bool has_experts_ = false;  // the model has expert tensors
+  // The pass being laid out: the first and the last of its chunk on its stage to complete gradients.
+  bool first_pass_ = true, final_pass_ = false;
+  std::vector<Deferred>* recording_ = nullptr;  // set: compute, collectives and gradients are recorded
+  program::Stream collective_stream_ = program::Stream::Compute;  // of tensor/expert collectives
 
   std::vector<BlockRange> chunk_blocks_;               // per model chunk
   std::vector<int> chunk_of_block_;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "parallel/StepPlanner.hpp"
 
@@ -61,12 +62,24 @@ void StepPlanner::collectives(const std::vector<workload::CommPoint>& points, co
   }
 }
 
+bool StepPlanner::record_collective(std::function<void()> call) {
+  if (!recording_) return false;
+  recording_->push_back({[this, call = std::move(call), stream = collective_stream_] {
+                           const auto saved = std::exchange(collective_stream_, stream);
+                           call();
+                           collective_stream_ = saved;
+                         },
+                         false});
+  return true;
+}
+
 void StepPlanner::tensor_collective(CollectiveOp op, const workload::CommPoint& point, const std::string& name) {
   if (tp_ == 1) return;
+  if (record_collective([=, this] { tensor_collective(op, point, name); })) return;
   for (int d = 0; d < dp_; ++d) {
     const double bytes = point.bytes_by_expert_rank.empty() ? point.bytes : point.bytes_by_expert_rank[d % ep_];
     auto request = collectives_.request(op, members_[d], bytes);
-    request.stream = Stream::Compute;
+    request.stream = collective_stream_;
     request.category = Category::TensorParallelComm;
     request.name = name;
     request.deps.assign(members_[d].size(), {});
@@ -78,6 +91,7 @@ void StepPlanner::tensor_collective(CollectiveOp op, const workload::CommPoint& 
 
 void StepPlanner::expert_collective(CollectiveOp op, const workload::CommPoint& point, const std::string& name) {
   if (ep_ == 1) return;
+  if (record_collective([=, this] { expert_collective(op, point, name); })) return;
   // The members at tensor rank t of the ep replicas of each expert group exchange their tokens.
   for (int first = 0; first < dp_; first += ep_) {
     for (int t = 0; t < tp_; ++t) {
@@ -91,7 +105,7 @@ void StepPlanner::expert_collective(CollectiveOp op, const workload::CommPoint& 
       }
       auto request = collectives_.request(op, group, sent);
       request.matrix = point.matrix;
-      request.stream = Stream::Compute;
+      request.stream = collective_stream_;
       request.category = Category::ExpertParallelComm;
       request.name = name;
       request.deps.assign(group.size(), {});
@@ -128,12 +142,13 @@ void StepPlanner::receive(int s, int d, int direction, int from_chunk, int mb, c
   last_[d].resize(members_[d].size());
   for (std::size_t i = 0; i < members_[d].size(); ++i) {
     const int t = static_cast<int>(i);
-    const int src = grid_.rank(d, stage_of_chunk(from_chunk), t);
+    const int src = grid_.rank(d, stage_of(from_chunk, mb), t);
     const program::Transfer recv{src, bytes, p2p_tag(direction, from_chunk, mb, d, t)};
     // Blocking p2p: receives are posted ahead on the p2p stream (the sender's compute stream waits
     // for its transfer, so the receive must not wait behind compute); the pass waits for its data
     // through the dependency on last_. Otherwise the receive heads the pass on the compute stream.
-    const Stream stream = scenario_.framework.p2p == config::P2pMode::Blocking ? Stream::P2p : Stream::Compute;
+    const Stream stream =
+        scenario_.framework.p2p == config::P2pMode::Blocking ? p2p_stream(mb, Stream::P2p) : Stream::Compute;
     last_[d][i] =
         step_.plan.ranks[members_[d][i]].add_exchange(stream, Category::PipelineComm, name, {}, {recv});
   }
@@ -154,16 +169,20 @@ void StepPlanner::send(int s, int d, int direction, int k, int to_chunk, int mb,
   const double bytes = p2p_bytes(direction == 0 ? k : to_chunk);
   for (std::size_t i = 0; i < members_[d].size(); ++i) {
     const int t = static_cast<int>(i);
-    const int dst = grid_.rank(d, stage_of_chunk(to_chunk), t);
+    const int dst = grid_.rank(d, stage_of(to_chunk, mb), t);
     const program::Transfer transfer{dst, bytes, p2p_tag(direction, k, mb, d, t)};
     // async: the pipeline's own communicator; async-shared: behind the gradient reductions;
     // blocking (Megatron 2021's torch.cuda.synchronize()): on the compute stream, which waits for it.
     const config::P2pMode mode = scenario_.framework.p2p;
-    const Stream stream = mode == config::P2pMode::Async         ? Stream::P2p
-                          : mode == config::P2pMode::AsyncShared ? Stream::Comm
+    const Stream stream = mode == config::P2pMode::Async         ? p2p_stream(mb, Stream::P2p)
+                          : mode == config::P2pMode::AsyncShared ? p2p_stream(mb, Stream::Comm)
                                                                  : Stream::Compute;
     step_.plan.ranks[members_[d][i]].add_exchange(stream, Category::PipelineComm, name, {transfer}, {}, {last_[d][i]});
   }
+}
+
+Stream StepPlanner::p2p_stream(int mb, Stream forward_stream) const {
+  return placement_.direction_of(mb) == 0 ? forward_stream : Stream::P2pReverse;
 }
 
 void StepPlanner::host_wait(const std::string& name) {

@@ -34,8 +34,10 @@ using OpIndex = std::uint32_t;
 /// Gather: ZeRO-3 / FSDP parameter all-gathers, on their own stream (FSDP's all-gather stream) so
 /// that they neither wait behind nor hold up the gradient reductions of Comm.
 /// P2p: pipeline sends of frameworks that give them a communicator of their own (P2pMode::Async).
-enum class Stream : std::uint8_t { Compute, Comm, Gather, P2p };
-inline constexpr int kStreamCount = 4;
+/// P2pReverse: the pipeline sends of DualPipe's second direction (micro-batches entering at the
+/// last stage), a FIFO apart from the first direction's.
+enum class Stream : std::uint8_t { Compute, Comm, Gather, P2p, P2pReverse };
+inline constexpr int kStreamCount = 5;
 
 enum class OpKind : std::uint8_t { Compute, Exchange };
 

@@ -11,6 +11,7 @@
 
 #include "core/Errors.hpp"
 #include "core/Units.hpp"
+#include "report/ComputeBusy.hpp"
 #include "report/CsvTables.hpp"
 #include "report/TimelineSvg.hpp"
 
@@ -36,40 +37,6 @@ std::string axis_of(Category category, program::Stream stream, config::Collectiv
     default: return "other";
   }
 }
-
-/// The compute-stream busy intervals of each rank, built on first use: exposed time is an
-/// interval's length minus its overlap with them.
-class ComputeBusy {
-public:
-  ComputeBusy(const program::Plan& plan, const engine::SimulationResult& result) : plan_(plan), result_(result) {}
-
-  double exposed(int rank, double start, double end) {
-    auto [it, added] = busy_.try_emplace(rank);
-    if (added) it->second = intervals(rank);
-    double covered = 0;
-    const auto& v = it->second;
-    auto i = std::lower_bound(v.begin(), v.end(), start, [](const auto& iv, double t) { return iv.second <= t; });
-    for (; i != v.end() && i->first < end; ++i) covered += std::min(end, i->second) - std::max(start, i->first);
-    return std::max(0.0, end - start - covered);
-  }
-
-private:
-  std::vector<std::pair<double, double>> intervals(int rank) const {
-    std::vector<std::pair<double, double>> v;
-    const auto& p = plan_.ranks[rank];
-    for (OpIndex i = 0; i < p.size(); ++i) {
-      if (p.stream(i) != program::Stream::Compute || p.kind(i) != program::OpKind::Compute) continue;
-      const auto& t = result_.ops[rank][i];
-      if (t.end_s > t.start_s) v.emplace_back(t.start_s, t.end_s);
-    }
-    std::sort(v.begin(), v.end());
-    return v;
-  }
-
-  const program::Plan& plan_;
-  const engine::SimulationResult& result_;
-  std::map<int, std::vector<std::pair<double, double>>> busy_;
-};
 
 void add_collectives(CommProfile& out, const program::Plan& plan, const engine::SimulationResult& result,
                      const collectives::CollectiveLog& log, int zero_stage, ComputeBusy& busy,

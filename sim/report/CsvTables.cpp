@@ -56,7 +56,8 @@ std::string devices_csv(const program::Plan& plan, const engine::SimulationResul
     // Communication streams summed (gradient reductions, ZeRO-3 parameter gathers, pipeline sends).
     const double comm = stream_busy[static_cast<std::size_t>(program::Stream::Comm)] +
                         stream_busy[static_cast<std::size_t>(program::Stream::Gather)] +
-                        stream_busy[static_cast<std::size_t>(program::Stream::P2p)];
+                        stream_busy[static_cast<std::size_t>(program::Stream::P2p)] +
+                        stream_busy[static_cast<std::size_t>(program::Stream::P2pReverse)];
     out += fmt::format(",{},{},{}\n", compute, comm, std::max(0.0, result.makespan_s - compute));
   }
   return out;

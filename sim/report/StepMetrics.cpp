@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "report/ComputeBusy.hpp"
+
 
 namespace clearfog::report {
 
@@ -36,6 +38,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.stage_busy_s.assign(static_cast<std::size_t>(std::max(1, step.pp)), 0.0);
 
   const int device_count = std::min(devices, step.plan.rank_count());
+  ComputeBusy busy(step.plan, result);
   for (int r = 0; r < device_count; ++r) {
     double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, last_backward_end = 0, optimizer = 0, busy_before = 0;
     const auto& ops = step.plan.ranks[r].ops();
@@ -57,10 +60,22 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     }
     // Pipeline waits in the tail (a last stage waiting for the first one before the tied
     // embeddings are summed) are drain, not data-parallel communication.
-    double drain_after_backward = 0, rank_end = 0;
+    double drain_after_backward = 0, rank_end = 0, tp_hidden = 0, ep_hidden = 0;
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const auto& op = ops[i];
       rank_end = std::max(rank_end, result.ops[r][i].end_s);
+      // Tensor- and expert-parallel collectives moved off the compute stream (DualPipe's F&B
+      // pairs): the part the compute stream waits for is exposed, the rest ran behind compute.
+      const bool layer_comm =
+          op.category == program::Category::TensorParallelComm || op.category == program::Category::ExpertParallelComm;
+      if (layer_comm && op.stream != program::Stream::Compute) {
+        const auto& timing = result.ops[r][i];
+        const double exposed = busy.exposed(r, timing.start_s, timing.end_s);
+        const bool expert = op.category == program::Category::ExpertParallelComm;
+        (expert ? ep : tp) += exposed;
+        (expert ? ep_hidden : tp_hidden) += timing.duration_s() - exposed;
+        if (timing.end_s <= last_backward_end) busy_before += exposed;
+      }
       if (op.category == program::Category::PipelineComm && result.ops[r][i].start_s >= last_backward_end)
         drain_after_backward += result.ops[r][i].duration_s();
       if (op.stream != program::Stream::Compute || result.ops[r][i].end_s > last_backward_end) continue;
@@ -72,6 +87,8 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     m.dp_comm_s = std::max(m.dp_comm_s, comm);
     m.tp_comm_s = std::max(m.tp_comm_s, tp);
     m.ep_comm_s = std::max(m.ep_comm_s, ep);
+    m.tp_hidden_s = std::max(m.tp_hidden_s, tp_hidden);
+    m.ep_hidden_s = std::max(m.ep_hidden_s, ep_hidden);
     m.pp_wait_s = std::max(m.pp_wait_s, pp);
     if (step.pp > 1) m.bubble_fraction = std::max(m.bubble_fraction, (last_backward_end - busy_before) / m.step_time_s);
     m.dp_exposed_s =

@@ -39,9 +39,11 @@ struct StepMetrics {
   double hardware_flops = 0;           // per iteration, recomputed forwards included
   double hfu = 0;                      // hardware FLOPs / (step time * devices * peak)
   double recompute_s = 0;              // per device, all micro-batches
-  double tp_comm_s = 0;                // tensor-parallel collectives on the compute stream (exposed)
-  double ep_comm_s = 0;                // expert-parallel all-to-alls on the compute stream (exposed, and
-                                       // the wait for the busiest expert rank)
+  double tp_comm_s = 0;                // tensor-parallel collectives the compute stream waits for (exposed)
+  double ep_comm_s = 0;                // expert-parallel all-to-alls the compute stream waits for (exposed,
+                                       // and the wait for the busiest expert rank)
+  double tp_hidden_s = 0;              // tensor-parallel collectives run behind compute (DualPipe's F&B pairs)
+  double ep_hidden_s = 0;              // expert-parallel all-to-alls run behind compute (DualPipe's F&B pairs)
   double pp_wait_s = 0;                // compute stream waiting on stage-to-stage receives (bubble included)
   double bubble_fraction = 0;          // idle compute stream before its last backward / step (busiest stage)
   double ideal_bubble_fraction = 0;    // closed form of the schedule

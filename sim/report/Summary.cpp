@@ -63,7 +63,8 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                         m.megatron_tflops_per_gpu / 1e12, pct(m.hfu)));
     if (p.pp > 1)
       line("pipeline bubble", fmt::format("{} of the step (ideal {})", pct(m.bubble_fraction), pct(m.ideal_bubble_fraction)));
-    line("tensor-parallel comm", fmt::format("{} (on the critical path)", t(m.tp_comm_s)));
+    const auto hidden = [&](double x) { return x > 0 ? fmt::format("; {} more ran behind compute", t(x)) : ""; };
+    line("tensor-parallel comm", fmt::format("{} (on the critical path{})", t(m.tp_comm_s), hidden(m.tp_hidden_s)));
     if (m.expert_load.moe_layers > 0)
       line("experts", fmt::format("{} MoE layers, {} routing: busiest expert rank {:.3f} x the mean, {} of the "
                                   "token copies dropped",
@@ -75,8 +76,8 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                          t(m.ep_comm_s)));
     else if (p.ep > 1)
       line("expert-parallel comm", fmt::format("{} (all-to-alls on the critical path, waits for the busiest expert "
-                                               "rank included)",
-                                               t(m.ep_comm_s)));
+                                               "rank included{})",
+                                               t(m.ep_comm_s), hidden(m.ep_hidden_s)));
     line("pipeline receive wait", fmt::format("{} (transfers and bubble)", t(m.pp_wait_s)));
     line("data-parallel exposed", t(m.dp_exposed_s));
     if (m.stage_busy_s.size() > 1) {
@@ -180,6 +181,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                    {"tp_comm_s", m.tp_comm_s},
                    {"ep", s.parallelism.ep},
                    {"ep_comm_s", m.ep_comm_s},
+                   {"tp_hidden_s", m.tp_hidden_s},
+                   {"ep_hidden_s", m.ep_hidden_s},
                    {"moe_layers", m.expert_load.moe_layers},
                    {"expert_imbalance", m.expert_load.imbalance},
                    {"dropped_token_share", m.expert_load.dropped_share},

@@ -75,7 +75,6 @@ public:
   }
   int chunks_per_device(const PipelineShape&) const override { return 2; }
   bool splits_backward() const override { return true; }  // in its first and last phases
-  bool plannable() const override { return false; }
   int model_chunks(const PipelineShape& shape) const override { return shape.stages; }
   int direction_of(const PipelineShape& shape, int micro_batch) const override {
     return micro_batch < shape.micro_batches / 2 ? 0 : 1;

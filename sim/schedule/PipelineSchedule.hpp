@@ -66,9 +66,6 @@ public:
   [[nodiscard]] virtual int stage_of(const PipelineShape& shape, int model_chunk, int direction) const;
   /// v where none is given: 2 for interleaved, which needs v >= 2; 1 otherwise.
   [[nodiscard]] virtual int default_virtual_stages() const { return 1; }
-  /// Whether the step planner can lay it out: it holds each model chunk once (DualPipe holds
-  /// every chunk twice and is, for now, a schedule to print and study only).
-  [[nodiscard]] virtual bool plannable() const { return true; }
   /// Whether backwards are split into B and W passes.
   [[nodiscard]] virtual bool splits_backward() const { return false; }
   /// Throws clearfog::Error naming the rule `shape` breaks (every count >= 1; v == 1 here).

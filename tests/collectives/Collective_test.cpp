@@ -104,6 +104,32 @@ TEST_CASE("collectives::Collective: members wait for their dependencies and end 
   }
 }
 
+TEST_CASE("collectives::Collective: a group put in ring order keeps the caller's order for deps and results",
+          "[collectives]") {
+  // The caller lists the group 0, 1, 2, 3 and gives each member a different number of earlier
+  // ops; the platform's ring visits 2, 0, 3, 1. Each rank must wait for its own op and get back
+  // its own last op (a torus's ring order once swapped them: ops waited on other ranks' indices).
+  const std::vector<int> group = {0, 1, 2, 3}, ring = {2, 0, 3, 1};
+  program::Plan plan;
+  plan.ranks.resize(4);
+  std::vector<std::vector<program::OpIndex>> deps(4);
+  for (int r = 0; r < 4; ++r)
+    for (int k = 0; k <= r; ++k)
+      deps[r] = {plan.ranks[r].add_compute(program::Stream::Compute, program::Category::Backward, "bwd", 1e-3)};
+  auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, 4, 1e6);
+  req.ranks = ring;
+  req.caller_index = {2, 0, 3, 1};  // ring position i holds the caller's member ring[i]
+  req.deps = deps;
+  collectives::TagAllocator tags;
+  const auto last = collectives::append_collective(plan, req, tags);
+  REQUIRE_NOTHROW(program::check_plan(plan));
+  for (int r = 0; r < 4; ++r) {
+    INFO("rank " << r);
+    CHECK(plan.ranks[r].op(deps[r][0] + 1).deps == deps[r]);
+    CHECK(last[r] + 1 == plan.ranks[r].size());
+  }
+}
+
 TEST_CASE("collectives::Collective: a one-member group leaves a zero-time marker", "[collectives]") {
   program::Plan plan;
   plan.ranks.resize(1);

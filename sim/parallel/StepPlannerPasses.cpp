@@ -1,0 +1,329 @@
+// Phase 2 of the step planner: each stage's passes in its schedule's order — the pipeline
+// receives and sends around each pass, its blocks' compute ops and the tensor- and
+// expert-parallel collectives between them, ZeRO-3 gathers per unit, and the gradients each pass
+// completes (docs/parallelism.md, docs/pipeline-schedules.md).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "parallel/StepPlanner.hpp"
+
+namespace clearfog::parallel::detail {
+
+using program::Category;
+using program::OpIndex;
+using program::Stream;
+using Pass = schedule::PipelineStep::Pass;
+
+// ---- Phase 2: passes ---------------------------------------------------------------------------
+
+void StepPlanner::lay_out_stage(int s) {
+  members_.assign(static_cast<std::size_t>(dp_), {});
+  last_.assign(static_cast<std::size_t>(dp_), {});
+  for (int d = 0; d < dp_; ++d) {
+    members_[d] = grid_.tensor_group(d, s);
+    for (int r : members_[d]) step_.stage_of_rank[r] = s;
+  }
+  const auto order = schedule::pipeline_order(schedule_, shape_, s);
+  // Each local chunk's first and last passes that complete gradients (a whole backward or a W):
+  // the first writes the gradients, the others accumulate; the last makes them ready to reduce.
+  const auto completes = [](const auto& st) { return st.pass == Pass::Backward || st.pass == Pass::BackwardWeight; };
+  std::vector<int> first(static_cast<std::size_t>(placement_.chunks_per_device()), -1), final = first;
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (completes(order[i])) {
+      if (first[order[i].chunk] < 0) first[order[i].chunk] = order[i].micro_batch;
+      final[order[i].chunk] = order[i].micro_batch;
+    }
+  const auto pass_of = [&](const schedule::PipelineStep& st) {
+    return ChunkPass{st.pass, placement_.model_chunk(s, st.chunk), st.micro_batch, st.micro_batch == first[st.chunk],
+                     st.micro_batch == final[st.chunk]};
+  };
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    for (auto& l : last_) l.clear();
+    std::vector<ChunkPass> unit{pass_of(order[i])};
+    // DualPipe's F&B: both passes' inputs received first, their outputs sent once both are done.
+    if (order[i].overlaps_next && i + 1 < order.size()) unit.push_back(pass_of(order[++i]));
+    for (const auto& pass : unit) receive_inputs(s, pass);
+    // Under ZeRO-3 each unit's compute waits for its gather, which the interleaving would reorder.
+    if (unit.size() == 2 && !gather_parameters_ && options_.overlap_forward_backward)
+      run_overlapped(s, unit[0], unit[1]);
+    else
+      for (const auto& pass : unit) run_body(s, pass);
+    for (const auto& pass : unit) send_outputs(s, pass);
+    for (const auto& pass : unit) {
+      // The gradients of this chunk are complete after a whole backward or its W.
+      if (!completes(pass)) continue;
+      for (int d = 0; d < dp_; ++d)
+        for (std::size_t r = 0; r < members_[d].size(); ++r) last_backward_[members_[d][r]] = {last_[d][r]};
+      if (reduce_every_pass_) reduce_pass_gradients(s, fmt::format("mb{}.c{}", pass.micro_batch, pass.chunk));
+    }
+  }
+}
+
+void StepPlanner::receive_inputs(int s, const ChunkPass& pass) {
+  const std::string prefix = fmt::format("mb{}.c{}", pass.micro_batch, pass.chunk);
+  if (pass.pass == Pass::Forward && pass.chunk > 0)
+    for (int d = 0; d < dp_; ++d) receive(s, d, 0, pass.chunk - 1, pass.micro_batch, prefix + ".recv_act");
+  const bool backward = pass.pass == Pass::Backward || pass.pass == Pass::BackwardInput;
+  if (backward && pass.chunk < chunks_ - 1)
+    for (int d = 0; d < dp_; ++d) receive(s, d, 1, pass.chunk + 1, pass.micro_batch, prefix + ".recv_grad");
+}
+
+void StepPlanner::send_outputs(int s, const ChunkPass& pass) {
+  const std::string prefix = fmt::format("mb{}.c{}", pass.micro_batch, pass.chunk);
+  const int k = pass.chunk;
+  if (pass.pass == Pass::Forward && k < chunks_ - 1)
+    for (int d = 0; d < dp_; ++d) send(s, d, 0, k, k + 1, pass.micro_batch, prefix + ".send_act");
+  const bool backward = pass.pass == Pass::Backward || pass.pass == Pass::BackwardInput;
+  if (backward && k > 0)
+    for (int d = 0; d < dp_; ++d) send(s, d, 1, k, k - 1, pass.micro_batch, prefix + ".send_grad");
+}
+
+void StepPlanner::run_body(int s, const ChunkPass& pass) {
+  first_pass_ = pass.first;
+  final_pass_ = pass.final;
+  switch (pass.pass) {
+    case Pass::Forward: forward_chunk(s, pass.chunk, pass.micro_batch); break;
+    case Pass::Backward: backward_chunk(s, pass.chunk, pass.micro_batch, BackwardPart::Whole); break;
+    case Pass::BackwardInput: backward_chunk(s, pass.chunk, pass.micro_batch, BackwardPart::Input); break;
+    case Pass::BackwardWeight: weight_chunk(s, pass.chunk, pass.micro_batch); break;
+  }
+}
+
+std::vector<double> StepPlanner::replica_times(const PricedSegment& segment, BackwardPart part) const {
+  const auto time = [&](double whole, double weight) {
+    return part == BackwardPart::Whole ? whole : part == BackwardPart::Input ? whole - weight : weight;
+  };
+  std::vector<double> t(static_cast<std::size_t>(dp_), time(segment.time_s, segment.weight_s));
+  if (!segment.time_by_expert_rank.empty())
+    for (int d = 0; d < dp_; ++d)
+      t[d] = time(segment.time_by_expert_rank[d % ep_], segment.weight_by_expert_rank[d % ep_]);
+  return t;
+}
+
+void StepPlanner::add_times(std::vector<double>& into, const std::vector<double>& more, double scale) {
+  for (std::size_t d = 0; d < into.size(); ++d) into[d] += scale * more[d];
+}
+
+std::vector<double> StepPlanner::pass_times(std::size_t block, bool forward, BackwardPart part) const {
+  std::vector<double> t(static_cast<std::size_t>(dp_), 0.0);
+  const auto& price = costs_.of(block);
+  for (const auto& seg : forward ? price.forward : price.backward) add_times(t, replica_times(seg, part));
+  return t;
+}
+
+void StepPlanner::forward_chunk(int s, int k, int mb) {
+  const std::string prefix = fmt::format("mb{}.c{}", mb, k);
+  host_wait(prefix + ".host");
+  const auto& range = chunk_blocks_[k];
+  for (std::size_t b = range.begin; b < range.end;) {
+    if (options_.fuse_chunk_layers && model_.blocks[b].checkpointable) {
+      std::size_t e = b;
+      double params = 0;
+      std::vector<double> seconds(static_cast<std::size_t>(dp_), 0.0);
+      std::vector<workload::CommPoint> points;
+      for (; e < range.end && model_.blocks[e].checkpointable; ++e) {
+        for (const auto& p : own_params_[e]) params += p.elements;
+        add_times(seconds, pass_times(e, true));
+        for (const auto& seg : costs_.of(e).forward) points.push_back(seg.comm);
+      }
+      unit(s, params, prefix + ".layers.fwd", [&] {
+        compute(Category::Forward, prefix + ".layers.fwd", seconds);
+        collectives(points, prefix + ".tp.fwd");
+      });
+      b = e;
+      continue;
+    }
+    const std::string name = fmt::format("mb{}.{}.fwd", mb, model_.blocks[b].name);
+    double params = 0;
+    for (const auto& p : own_params_[b]) params += p.elements;
+    unit(s, params, name, [&] { run_segments(costs_.of(b).forward, Category::Forward, name, 0.0); });
+    ++b;
+  }
+}
+
+void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
+  const std::string prefix = fmt::format("mb{}.c{}", mb, k);
+  const auto recompute = scenario_.training.recompute;
+  // Unfused accumulation: every micro-batch after the first adds its gradients to the sum (in W
+  // where the backward is split).
+  const double accumulating = !first_pass_ && part == BackwardPart::Whole ? 1.0 : 0.0;
+  const bool gradients_done = part == BackwardPart::Whole;
+  const std::string bwd = part == BackwardPart::Whole ? ".bwd" : ".bwd_input";
+  const auto& range = chunk_blocks_[k];
+  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
+  for (std::size_t end = range.end; end > range.begin;) {
+    const std::size_t last = end - 1;
+    if (options_.fuse_chunk_layers && model_.blocks[last].checkpointable) {
+      std::size_t first = last;
+      while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
+      double params = 0, selective_s = 0;
+      std::vector<double> forward_s = zeros, backward_s = zeros;
+      std::vector<workload::CommPoint> forward_points, backward_points;
+      for (std::size_t b = first; b <= last; ++b) {
+        for (const auto& p : own_params_[b]) params += p.elements;
+        const auto& price = costs_.of(b);
+        for (const auto& seg : price.forward) forward_points.push_back(seg.comm);
+        for (const auto& seg : price.backward) backward_points.push_back(seg.comm);
+        add_times(forward_s, pass_times(b, true));
+        add_times(backward_s, pass_times(b, false, part));
+        for (auto& t : backward_s) t += accumulating * accumulate_s_[b];
+        selective_s += price.selective_s;
+      }
+      unit(s, params, prefix + ".layers" + bwd, [&] {
+        if (recompute == config::Recompute::Full) {
+          compute(Category::Recompute, prefix + ".layers.recompute", forward_s);
+          collectives(forward_points, prefix + ".tp.recompute");
+        } else if (recompute == config::Recompute::Selective && selective_s > 0) {
+          compute(Category::Recompute, prefix + ".layers.recompute", std::vector<double>(zeros.size(), selective_s));
+        }
+        compute(Category::Backward, prefix + ".layers" + bwd, backward_s);
+        collectives(backward_points, prefix + ".tp.bwd");
+        if (gradients_done)
+          for (std::size_t b = last + 1; b-- > first;) record_gradients(b, units_);
+      });
+      end = first;
+      continue;
+    }
+    const auto& block = model_.blocks[last];
+    const auto& price = costs_.of(last);
+    const std::string name = fmt::format("mb{}.{}", mb, block.name);
+    double params = 0;
+    for (const auto& p : own_params_[last]) params += p.elements;
+    unit(s, params, name + bwd, [&] {
+      if (recompute == config::Recompute::Full && block.checkpointable)
+        run_segments(price.forward, Category::Recompute, name + ".re", 0.0);
+      else if (recompute == config::Recompute::Selective && price.selective_s > 0)
+        compute(Category::Recompute, name + ".re.core", std::vector<double>(zeros.size(), price.selective_s));
+      run_segments(price.backward, Category::Backward, name + bwd, accumulating * accumulate_s_[last], part);
+      if (gradients_done) record_gradients(last, units_);
+    });
+    end = last;
+  }
+}
+
+void StepPlanner::weight_chunk(int s, int k, int mb) {
+  // The W pass of a split backward: the chunk's weight-gradient kernels and the unfused
+  // accumulation, one compute op per block (per fused run of layers), no communication. Under
+  // ZeRO-3 the weights are not needed (dW = X^T dY), so nothing is gathered.
+  (void)s;
+  const std::string prefix = fmt::format("mb{}.c{}", mb, k);
+  const double accumulating = first_pass_ ? 0.0 : 1.0;
+  const auto& range = chunk_blocks_[k];
+  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
+  for (std::size_t end = range.end; end > range.begin;) {
+    std::size_t first = end - 1;
+    if (options_.fuse_chunk_layers && model_.blocks[first].checkpointable)
+      while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
+    std::vector<double> seconds = zeros;
+    for (std::size_t b = first; b < end; ++b) {
+      add_times(seconds, pass_times(b, false, BackwardPart::Weight));
+      for (auto& t : seconds) t += accumulating * accumulate_s_[b];
+    }
+    const std::string name =
+        end - first > 1 || options_.fuse_chunk_layers ? prefix + ".layers.wgrad"
+                                                      : fmt::format("mb{}.{}.wgrad", mb, model_.blocks[first].name);
+    compute(Category::Backward, name, seconds);
+    for (std::size_t b = end; b-- > first;) record_gradients(b, units_);
+    ++units_;
+    end = first;
+  }
+}
+
+void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Category category,
+                               const std::string& prefix, double extra_s, BackwardPart part) {
+  // Segments run back to back share one compute op until a collective separates them.
+  struct Group {
+    std::string name;
+    std::vector<double> time_s;
+    std::size_t kernels = 0;
+    const workload::CommPoint* comm = nullptr;
+  };
+  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
+  std::vector<Group> groups(1, Group{"", zeros, 0, nullptr});
+  for (const auto& seg : segments) {
+    auto& g = groups.back();
+    if (g.kernels == 0 && seg.kernels > 0) g.name = seg.name;
+    add_times(g.time_s, replica_times(seg, part));
+    g.kernels += seg.kernels;
+    if (seg.comm.active()) {
+      g.comm = &seg.comm;
+      groups.push_back(Group{"", zeros, 0, nullptr});
+    }
+  }
+  const auto computing = std::count_if(groups.begin(), groups.end(), [](const Group& g) { return g.kernels > 0; });
+  std::size_t last_computing = groups.size();
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (groups[i].kernels > 0) last_computing = i;
+  if (last_computing == groups.size() && extra_s > 0) {  // nothing else to carry it
+    groups.back().kernels = 1;
+    last_computing = groups.size() - 1;
+  }
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    auto& g = groups[i];
+    if (g.kernels > 0) {
+      if (i == last_computing)
+        for (auto& t : g.time_s) t += extra_s;
+      compute(category, computing > 1 ? prefix + "." + g.name : prefix, g.time_s);
+    }
+    if (g.comm) collectives({*g.comm}, prefix + "." + g.comm->name);
+  }
+}
+
+void StepPlanner::compute(Category category, const std::string& name, const std::vector<double>& seconds,
+                          bool wait_for_gathers) {
+  if (recording_) {
+    recording_->push_back({[=, this] { compute(category, name, seconds, wait_for_gathers); }, true});
+    return;
+  }
+  for (int d = 0; d < dp_; ++d) {
+    auto& after = last_[d];
+    std::vector<OpIndex> ops(members_[d].size());
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      std::vector<OpIndex> dep;
+      if (!after.empty()) dep.push_back(after[i]);
+      const auto gathered = wait_for_gathers ? gathers_->take(members_[d][i]) : std::nullopt;
+      if (gathered) dep.push_back(*gathered);
+      ops[i] = step_.plan.ranks[members_[d][i]].add_compute(Stream::Compute, category, name, seconds[d], dep);
+    }
+    after = ops;
+  }
+}
+
+template <typename Ops>
+void StepPlanner::unit(int s, double device_params, const std::string& name, const Ops& ops) {
+  // One unit of parameters (a block or a fused run of them) on every replica: under ZeRO-3 each
+  // data group first gathers its parameters and the unit's first compute op waits for them.
+  if (gather_parameters_)
+    for (int t = 0; t < tp_; ++t)
+      gathers_->gather(grid_.data_group(s, t), device_params * element_B_, fmt::format("{}.t{}.gather", name, t));
+  ops();
+  ++units_;
+  if (gather_parameters_)
+    for (int d = 0; d < dp_; ++d)
+      for (std::size_t i = 0; i < members_[d].size(); ++i) gathers_->release(members_[d][i], last_[d][i]);
+}
+
+void StepPlanner::record_gradients(std::size_t block, int unit) {
+  if (recording_) {
+    recording_->push_back({[=, this, final = final_pass_] {
+                             final_pass_ = final;
+                             record_gradients(block, unit);
+                           },
+                           false});
+    return;
+  }
+  // The gradients of each replica's members are ready after its latest op.
+  for (int d = 0; d < dp_; ++d) {
+    for (std::size_t i = 0; i < members_[d].size(); ++i) {
+      for (const auto& p : own_params_[block]) {
+        const ReadyGradient g{last_[d][i], p.elements * element_B_, model_.blocks[block].name + "." + p.name, unit,
+                              p.expert};
+        if (final_pass_) ready_[members_[d][i]].push_back(g);
+        if (reduce_every_pass_) pass_ready_[members_[d][i]].push_back(g);
+      }
+    }
+  }
+}
+
+}  // namespace clearfog::parallel::detail
