@@ -2,6 +2,7 @@
 // Which algorithm, protocol and channels each collective of a plan used: a side table beside the
 // plan (program::Op stays small), filled by append_collective for every request that carries a log.
 // Reports read it (`clearfog run --ops`, collectives.csv, trace args).
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -35,10 +36,12 @@ struct CollectiveRecord {
 class CollectiveLog {
 public:
   void add(CollectiveRecord record) { records_.push_back(std::move(record)); }
-  [[nodiscard]] const std::vector<CollectiveRecord>& records() const { return records_; }
+  /// In the order they were planned. A deque: a large plan logs over a million collectives, and a
+  /// vector's doubling would leave up to as much again unused at the peak of the run's memory.
+  [[nodiscard]] const std::deque<CollectiveRecord>& records() const { return records_; }
 
 private:
-  std::vector<CollectiveRecord> records_;
+  std::deque<CollectiveRecord> records_;
 };
 
 }  // namespace clearfog::collectives

@@ -61,6 +61,17 @@ OpIndex RankProgram::add_exchange(Stream stream, Category category, std::string_
 
 namespace {
 
+/// Makes room for `extra` more elements, growing the capacity by a quarter rather than doubling:
+/// a plan is 2,520 ranks' arrays growing at once, and their spare capacity at the end of planning
+/// is the peak of the run's memory (docs/performance.md). The copies cost little.
+template <typename T>
+void make_room(std::vector<T>& v, std::size_t extra) {
+  constexpr std::size_t kFirstCapacity = 64;
+  const std::size_t needed = v.size() + extra;
+  if (needed <= v.capacity()) return;
+  v.reserve(std::max({needed, kFirstCapacity, v.capacity() + v.capacity() / 4}));
+}
+
 std::uint8_t stream_category(Stream s, Category c) {
   return static_cast<std::uint8_t>((static_cast<unsigned>(s) << 4) | static_cast<unsigned>(c));
 }
@@ -92,6 +103,7 @@ OpIndex RankProgram::add_exchange(Stream stream, Category category, NameId name,
   r.send_count = static_cast<std::uint16_t>(sends.size());
   r.kind = OpKind::Exchange;
   r.stream_category = stream_category(stream, category);
+  make_room(transfers_, sends.size() + recvs.size());
   for (const auto* list : {&sends, &recvs})
     for (const Transfer& t : *list) transfers_.push_back(PackedTransfer{t.peer, tables_->values.intern(t.bytes), t.tag});
   return append(r, deps);
@@ -105,6 +117,8 @@ RankProgram::Body& RankProgram::writable_body() {
 OpIndex RankProgram::append(Record record, std::span<const OpIndex> deps) {
   Body& b = writable_body();
   record.first_dep = static_cast<std::uint32_t>(b.deps.size());
+  make_room(b.deps, deps.size());
+  make_room(b.records, 1);
   b.deps.insert(b.deps.end(), deps.begin(), deps.end());
   b.records.push_back(record);
   return static_cast<OpIndex>(b.records.size() - 1);
