@@ -4,12 +4,34 @@
 #include "app/Command.hpp"
 #include <fmt/format.h>
 
+#include "config/Override.hpp"
 #include "config/ScaleLimits.hpp"
 #include "core/Errors.hpp"
 #include "sweep/Compare.hpp"
 #include "sweep/CompareTable.hpp"
 
 namespace clearfog::app {
+namespace {
+
+/// `--search KNOB=V1,V2` applied to `space`; a bad knob or value is a ConfigError at --search.
+sweep::SearchSpace with_search(sweep::SearchSpace space, const std::string& text) {
+  const auto eq = text.find('=');
+  std::string problem = "expected KNOB=VALUE[,VALUE...]";
+  if (eq != std::string::npos) {
+    std::vector<std::string> values;
+    std::size_t start = eq + 1;
+    while (start <= text.size()) {
+      const auto end = std::min(text.find(',', start), text.size());
+      values.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+    problem = space.restrict(text.substr(0, eq), values);
+  }
+  if (!problem.empty()) throw ConfigError({{{"--search", 0, 0}, text, problem}});
+  return space;
+}
+
+}  // namespace
 
 Command add_compare_command(CLI::App& app) {
   struct Options {
@@ -22,6 +44,9 @@ Command add_compare_command(CLI::App& app) {
     int jobs = 1;
     bool no_confirm = false;
     std::string format = "text";
+    std::vector<std::string> sets;
+    std::vector<std::string> searches;
+    double memory_headroom = -1;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("compare", "compare platforms on one workload, each with its best parallelism");
@@ -36,6 +61,15 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--jobs,-j", o->jobs, "configurations simulated at the same time")->check(CLI::Range(1, 256));
   cmd->add_flag("--no-confirm", o->no_confirm,
                 "report the winners at the search's fluid fidelity instead of re-simulating them at step fidelity");
+  cmd->add_option("--set", o->sets,
+                  "override a scenario key before the search, as run --set, e.g. --set training.optimizer=sgd "
+                  "(repeatable; after the file's set:)");
+  cmd->add_option("--search", o->searches,
+                  "restrict a searched knob, e.g. --search zero_stage=0,1 --search precision=bf16,fp8 (knobs: "
+                  "zero_stage, recompute, sequence_parallel, attention, precision; repeatable)");
+  cmd->add_option("--memory-headroom", o->memory_headroom,
+                  "share of device memory the best configuration leaves free (default 0.05)")
+      ->check(CLI::Range(0.0, 0.999999));
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return {cmd, [o] {
             sweep::CompareRequest req;
@@ -54,6 +88,12 @@ Command add_compare_command(CLI::App& app) {
             if (o->global_batch > 0) req.global_batch = o->global_batch;
             if (o->micro_batch > 0) req.micro_batch = o->micro_batch;
             req.jobs = o->jobs;
+            for (const auto& text : o->sets) {
+              req.set.push_back(config::parse_override(text));
+              req.set_locations.push_back({"--set", 0, 0});
+            }
+            for (const auto& text : o->searches) req.search = with_search(req.search, text);
+            if (o->memory_headroom >= 0) req.memory_headroom = o->memory_headroom;
             req.confirm_at_step = !o->no_confirm;
             if (req.workload.empty() || req.platforms.empty())
               throw ConfigError({{{"compare", 0, 0}, "", "needs a comparison file or --workload and --platforms"}});

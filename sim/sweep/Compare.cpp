@@ -15,23 +15,27 @@
 #include <set>
 
 #include "config/ConfigLoader.hpp"
+#include "config/DocumentReader.hpp"
 #include "core/DType.hpp"
 #include "core/Errors.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedPool.hpp"
-#include "report/Summary.hpp"
 #include "parallel/MemoryEstimate.hpp"
+#include "report/Summary.hpp"
 
 namespace clearfog::sweep {
 namespace {
 
-/// Layouts (tp, pp, dp) whose micro-batch is refined after the first pass at micro-batch 1.
+/// Layouts (tp, pp, dp) whose speed knobs are varied after the first pass.
 constexpr int kRefinedLayouts = 3;
 /// Configurations per platform re-simulated at step fidelity: fluid collectives can rank close
 /// configurations differently.
 constexpr int kConfirmed = 3;
 /// Largest micro-batch tried: beyond it the GEMMs are already large and activations only grow.
 constexpr int kMaxMicroBatch = 16;
+/// Precisions in the order a base precision is picked; fp8 is searched only when asked for
+/// (`search: {precision: [bf16, fp8]}`): training in it needs a scaling recipe.
+constexpr std::array<DType, 4> kPrecisionPreference = {DType::bf16, DType::fp16, DType::tf32, DType::fp32};
 
 std::vector<int> divisors(int n) {
   std::vector<int> d;
@@ -40,88 +44,155 @@ std::vector<int> divisors(int n) {
   return d;
 }
 
-/// The precision to train in: the first of bf16, fp16, fp32 the accelerator has a peak for.
-std::string precision_for(const config::AcceleratorSpec& acc) {
-  for (auto [d, name] : {std::pair{DType::bf16, "bf16"}, std::pair{DType::fp16, "fp16"}, std::pair{DType::fp32, "fp32"}})
-    if (acc.peak_flops.count(d)) return name;
-  return "bf16";
+/// One point of the search: the layout, the speed knobs and the memory knobs.
+struct Config {
+  int tp = 1, pp = 1, dp = 1, micro_batch = 1;
+  bool sequence_parallel = false;
+  std::optional<config::Attention> attention;  // absent: the framework's (not a transformer)
+  DType precision = DType::bf16;
+  MemoryKnobs memory;
+  auto operator<=>(const Config&) const = default;
+  [[nodiscard]] std::tuple<int, int, int> layout() const { return {tp, pp, dp}; }
+};
+
+std::string describe(const Config& c) {
+  std::string s = fmt::format("tp {} pp {} dp {} micro-batch {}", c.tp, c.pp, c.dp, c.micro_batch);
+  s += fmt::format(" zero {} recompute {}", c.memory.zero_stage, config::recompute_name(c.memory.recompute));
+  if (c.sequence_parallel) s += " sequence-parallel";
+  if (c.attention) s += fmt::format(" attention {}", config::attention_name(*c.attention));
+  return s + fmt::format(" {}", dtype_name(c.precision));
 }
 
-struct Layout {
-  int tp = 1, pp = 1, dp = 1, micro_batch = 1;
-  auto operator<=>(const Layout&) const = default;
-};
+nlohmann::ordered_json config_json(const Config& c) {
+  nlohmann::ordered_json j = {{"tp", c.tp},
+                              {"pp", c.pp},
+                              {"dp", c.dp},
+                              {"micro_batch", c.micro_batch},
+                              {"zero_stage", c.memory.zero_stage},
+                              {"recompute", config::recompute_name(c.memory.recompute)},
+                              {"sequence_parallel", c.sequence_parallel},
+                              {"attention", c.attention ? std::string(config::attention_name(*c.attention)) : "default"},
+                              {"precision", dtype_name(c.precision)}};
+  return j;
+}
 
 /// One configuration that passed validation and the memory check, waiting to be simulated.
 struct Candidate {
   std::size_t platform = 0;
-  Layout layout;
+  Config config;
   config::ScenarioSpec scenario;
+};
+
+/// The values each speed knob may take on one platform.
+struct SpeedValues {
+  std::vector<bool> sequence_parallel;             // used where tp > 1; false elsewhere
+  std::vector<std::optional<config::Attention>> attentions;
+  std::vector<DType> precisions;                   // the first is the base
 };
 
 struct PlatformState {
   PlatformResult result;
   std::filesystem::path scenario_file;
-  std::vector<config::Override> device_override;
-  std::set<Layout> seen;
-  /// What the child returned for each simulated layout (summary and breakdown).
-  std::map<Layout, nlohmann::ordered_json> done;
-  std::map<Layout, std::size_t> row;  // index in result.configurations
+  std::vector<config::Override> overrides;  // devices and the request's `set`, after the layout's
+  SpeedValues speed;
+  std::vector<MemoryKnobs> ladder;
+  double usable_B = 0;                      // (1 - headroom) x capacity
+  std::set<Config> seen;                    // speed points (memory knobs at their default) tried
+  std::set<Config> chosen;                  // configurations admitted or recorded
+  std::map<Config, nlohmann::ordered_json> done;  // summary and breakdown of each simulated one
+  std::map<Config, std::size_t> row;        // index in result.configurations
   double least_memory_B = 0;
 };
 
-std::vector<config::Override> layout_overrides(const Layout& l, const std::vector<config::Override>& extra) {
-  std::vector<config::Override> o = {{"parallelism.dp", std::to_string(l.dp)},
-                                     {"parallelism.tp", std::to_string(l.tp)},
-                                     {"parallelism.pp", std::to_string(l.pp)},
-                                     {"training.micro_batch", std::to_string(l.micro_batch)}};
+std::vector<config::Override> config_overrides(const Config& c, const std::vector<config::Override>& extra) {
+  std::vector<config::Override> o = {{"parallelism.dp", std::to_string(c.dp)},
+                                     {"parallelism.tp", std::to_string(c.tp)},
+                                     {"parallelism.pp", std::to_string(c.pp)},
+                                     {"training.micro_batch", std::to_string(c.micro_batch)},
+                                     {"training.precision", std::string(dtype_name(c.precision))},
+                                     {"parallelism.zero_stage", std::to_string(c.memory.zero_stage)},
+                                     {"training.recompute", std::string(config::recompute_name(c.memory.recompute))},
+                                     {"parallelism.sequence_parallel", c.sequence_parallel ? "true" : "false"}};
+  if (c.attention) o.push_back({"training.attention", std::string(config::attention_name(*c.attention))});
   o.insert(o.end(), extra.begin(), extra.end());
   return o;
 }
 
-nlohmann::ordered_json memory_json(const parallel::MemoryEstimate& m) {
+nlohmann::ordered_json memory_json(const parallel::MemoryEstimate& m, double usable_B) {
   return {{"weights_B", m.weights_B},         {"gradients_B", m.gradients_B}, {"optimizer_B", m.optimizer_B},
           {"activations_B", m.activations_B}, {"buffers_B", m.buffers_B},     {"total_B", m.total_B()},
-          {"capacity_B", m.capacity_B},       {"fits", m.fits()}};
+          {"capacity_B", m.capacity_B},       {"usable_B", usable_B},         {"fits", m.fits()},
+          {"within_headroom", m.total_B() <= usable_B}};
 }
 
-/// Validates and memory-checks a layout; returns the scenario when it is worth simulating.
-std::optional<config::ScenarioSpec> admit(PlatformState& p, const Layout& l) {
-  if (!p.seen.insert(l).second) return std::nullopt;
+void record_invalid(PlatformState& p, nlohmann::ordered_json& entry, const Config& c, const ConfigError& e) {
   auto& r = p.result;
+  ++r.invalid;
+  entry["status"] = "invalid";
+  std::string message;
+  for (const auto& d : e.diagnostics()) message += (message.empty() ? "" : "; ") + d.key + ": " + d.message;
+  entry["message"] = message;
+  if (r.invalid_example.empty() && !e.diagnostics().empty()) {
+    const auto& d = e.diagnostics().front();
+    r.invalid_example = fmt::format("{}: {}{}{}", describe(c), d.key, d.key.empty() ? "" : ": ", d.message);
+  }
+}
+
+/// Picks the memory knobs of speed point `point` (the cheapest rung of the ladder whose estimate
+/// fits under the headroom, else the cheapest that fits the device), validates and records it;
+/// returns the configuration and scenario when it is worth simulating.
+std::optional<Candidate> admit(PlatformState& p, std::size_t index, Config point) {
+  point.memory = {};
+  if (!p.seen.insert(point).second) return std::nullopt;
+  auto& r = p.result;
+  struct Fit {
+    Config config;
+    config::ScenarioSpec scenario;
+    parallel::MemoryEstimate memory;
+  };
+  std::optional<Fit> within, over, least;
+  for (const MemoryKnobs& knobs : p.ladder) {
+    // ZeRO shards over the data-parallel replicas: with one, every stage holds what stage 0 holds.
+    if (point.dp == 1 && knobs.zero_stage > 0 && knobs != p.ladder.front()) continue;
+    Config c = point;
+    c.memory = knobs;
+    config::ScenarioSpec scenario;
+    try {
+      scenario = config::load_scenario(p.scenario_file, config_overrides(c, p.overrides));
+    } catch (const ConfigError& e) {
+      // Refused whatever the memory knobs (tp against the heads, ...): one invalid row.
+      if (knobs != p.ladder.front()) continue;
+      ++r.considered;
+      auto& entry = r.configurations.emplace_back(config_json(c));
+      record_invalid(p, entry, c, e);
+      return std::nullopt;
+    }
+    const auto memory = parallel::estimate_memory(scenario);
+    if (memory.total_B() <= p.usable_B) {
+      within = Fit{c, std::move(scenario), memory};
+      break;
+    }
+    if (memory.fits() && !over) over = Fit{c, scenario, memory};
+    if (!least || memory.total_B() < least->memory.total_B()) least = Fit{c, std::move(scenario), memory};
+  }
+  const Fit* pick = within ? &*within : over ? &*over : least ? &*least : nullptr;
+  if (!pick) return std::nullopt;
+  if (!p.chosen.insert(pick->config).second) return std::nullopt;
   ++r.considered;
-  p.row[l] = r.configurations.size();
-  auto& entry = r.configurations.emplace_back(nlohmann::ordered_json{
-      {"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"micro_batch", l.micro_batch}});
-  config::ScenarioSpec scenario;
-  try {
-    scenario = config::load_scenario(p.scenario_file, layout_overrides(l, p.device_override));
-  } catch (const ConfigError& e) {
-    ++r.invalid;
-    entry["status"] = "invalid";
-    std::string message;
-    for (const auto& d : e.diagnostics()) message += (message.empty() ? "" : "; ") + d.key + ": " + d.message;
-    entry["message"] = message;
-    if (r.invalid_example.empty() && !e.diagnostics().empty()) {
-      const auto& d = e.diagnostics().front();
-      r.invalid_example = fmt::format("tp {} pp {} dp {} micro-batch {}: {}{}{}", l.tp, l.pp, l.dp, l.micro_batch,
-                                      d.key, d.key.empty() ? "" : ": ", d.message);
-    }
-    return std::nullopt;
-  }
-  const auto memory = parallel::estimate_memory(scenario);
-  entry["status"] = memory.fits() ? "ok" : "oom";
-  entry["memory"] = memory_json(memory);
-  if (!memory.fits()) {
+  p.row[pick->config] = r.configurations.size();
+  auto& entry = r.configurations.emplace_back(config_json(pick->config));
+  entry["status"] = within ? "ok" : over ? "over_headroom" : "oom";
+  entry["memory"] = memory_json(pick->memory, p.usable_B);
+  if (!within && !over) {
     ++r.oom;
-    if (r.least_memory.is_null() || memory.total_B() < p.least_memory_B) {
-      p.least_memory_B = memory.total_B();
-      r.least_memory = {{"parallelism", {{"tp", l.tp}, {"pp", l.pp}, {"dp", l.dp}, {"micro_batch", l.micro_batch}}},
-                        {"memory", memory_json(memory)}};
+    if (r.least_memory.is_null() || pick->memory.total_B() < p.least_memory_B) {
+      p.least_memory_B = pick->memory.total_B();
+      r.least_memory = {{"parallelism", config_json(pick->config)}, {"memory", memory_json(pick->memory, p.usable_B)}};
     }
     return std::nullopt;
   }
-  return scenario;
+  if (!within) ++r.over_headroom;
+  return Candidate{index, pick->config, pick->scenario};
 }
 
 /// Simulates every candidate in child processes; the child returns the summary and the breakdown.
@@ -143,7 +214,7 @@ void record(std::vector<PlatformState>& platforms, const std::vector<Candidate>&
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     auto& p = platforms[candidates[i].platform];
     ++p.result.simulated;
-    auto& entry = p.result.configurations[p.row.at(candidates[i].layout)];
+    auto& entry = p.result.configurations[p.row.at(candidates[i].config)];
     if (!outcomes[i].ok) {
       ++p.result.failed;
       entry["status"] = "error";
@@ -151,25 +222,45 @@ void record(std::vector<PlatformState>& platforms, const std::vector<Candidate>&
       if (p.result.failure.empty()) p.result.failure = outcomes[i].text;
       continue;
     }
-    auto& j = p.done[candidates[i].layout] = nlohmann::ordered_json::parse(outcomes[i].text);
+    auto& j = p.done[candidates[i].config] = nlohmann::ordered_json::parse(outcomes[i].text);
     entry["step_time_s"] = j.at("summary").at("step_time_s");
   }
 }
 
-/// Simulated layouts of a platform, fastest first (ties: the smaller tp, then pp, dp, micro-batch).
-std::vector<Layout> ranked(const PlatformState& p) {
-  std::vector<std::pair<double, Layout>> v;
-  for (const auto& [l, j] : p.done) v.emplace_back(j.at("summary").at("samples_per_s").get<double>(), l);
+void simulate(std::vector<PlatformState>& platforms, const std::vector<Candidate>& candidates, int jobs,
+              const char* what) {
+  spdlog::info("compare: {} candidates {}", candidates.size(), what);
+  record(platforms, candidates, simulate_all(candidates, jobs));
+}
+
+bool within_headroom(const PlatformState& p, const Config& c) {
+  return p.result.configurations.at(p.row.at(c)).at("status") == "ok";
+}
+
+/// Simulated configurations of a platform that fit under the headroom (or, with `over`, those that
+/// do not), fastest first (ties: the order of the Config fields, smaller first).
+std::vector<Config> ranked(const PlatformState& p, bool over = false) {
+  std::vector<std::pair<double, Config>> v;
+  for (const auto& [c, j] : p.done)
+    if (within_headroom(p, c) != over) v.emplace_back(j.at("summary").at("samples_per_s").get<double>(), c);
   std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<Layout> out;
-  for (const auto& [rate, l] : v) out.push_back(l);
+  std::vector<Config> out;
+  for (const auto& [rate, c] : v) out.push_back(c);
+  return out;
+}
+
+/// The best layouts' base points: the fastest configuration of each of the first few layouts.
+std::vector<Config> best_layouts(const PlatformState& p) {
+  std::vector<Config> out;
+  std::set<std::tuple<int, int, int>> layouts;
+  for (const Config& c : ranked(p))
+    if (layouts.insert(c.layout()).second && out.size() < kRefinedLayouts) out.push_back(c);
   return out;
 }
 
 /// The global batch: the request's, or 4 x the least common multiple of the device counts when
 /// that is an int (a located error otherwise).
 int default_global_batch(const CompareRequest& req, const std::vector<config::PlatformSpec>& specs) {
-  // Default global batch: 4 x the least common multiple of the device counts, when it is an int.
   std::int64_t lcm = 1;
   std::vector<int> counts;
   for (const auto& s : specs) {
@@ -185,9 +276,88 @@ int default_global_batch(const CompareRequest& req, const std::vector<config::Pl
   return req.global_batch.value_or(static_cast<int>(4 * lcm));
 }
 
+/// The value a `set` entry gives `key`, if any (the last one wins, as with --set).
+std::optional<std::string> set_value(const CompareRequest& req, const std::string& key) {
+  std::optional<std::string> v;
+  for (const auto& o : req.set)
+    if (o.key == key) v = o.value;
+  return v;
+}
+
+/// Precisions to try: the allowed ones the accelerator has a peak for, the base first; another one
+/// only if no allowed precision has at least its peak with at most its bytes per element.
+std::vector<DType> precisions_for(const CompareRequest& req, const config::AcceleratorSpec& acc) {
+  std::vector<DType> allowed;
+  if (const auto fixed = set_value(req, "training.precision"); fixed && parse_dtype(*fixed))
+    allowed = {*parse_dtype(*fixed)};
+  else if (req.search.precisions)
+    allowed = *req.search.precisions;
+  else
+    allowed.assign(kPrecisionPreference.begin(), kPrecisionPreference.end());
+  std::vector<DType> supported;
+  for (DType d : allowed)
+    if (acc.peak_flops.count(d)) supported.push_back(d);
+  if (supported.empty()) return {allowed.front()};  // the validator says which precisions are allowed
+  std::stable_sort(supported.begin(), supported.end(), [](DType a, DType b) {
+    const auto rank = [](DType d) {
+      return std::find(kPrecisionPreference.begin(), kPrecisionPreference.end(), d) - kPrecisionPreference.begin();
+    };
+    return rank(a) < rank(b);
+  });
+  std::vector<DType> out = {supported.front()};
+  for (std::size_t i = 1; i < supported.size(); ++i) {
+    const DType d = supported[i];
+    const bool dominated = std::any_of(supported.begin(), supported.begin() + static_cast<std::ptrdiff_t>(i), [&](DType q) {
+      return acc.peak(q) >= acc.peak(d) && dtype_bytes(q) <= dtype_bytes(d);
+    });
+    if (!dominated) out.push_back(d);
+  }
+  return out;
+}
+
+SpeedValues speed_values(const CompareRequest& req, const config::AcceleratorSpec& acc, const std::string& workload_type) {
+  SpeedValues v;
+  if (const auto fixed = set_value(req, "parallelism.sequence_parallel"))
+    v.sequence_parallel = {*fixed == "true"};
+  else if (workload_type != "transformer")
+    v.sequence_parallel = {false};
+  else
+    v.sequence_parallel = req.search.sequence_parallel.value_or(std::vector<bool>{true, false});
+  // Fused attention first: no s^2 scores in memory, no s^2 traffic.
+  if (const auto fixed = set_value(req, "training.attention"); fixed && config::parse_attention(*fixed))
+    v.attentions = {config::parse_attention(*fixed)};
+  else if (workload_type != "transformer")
+    v.attentions = {std::nullopt};
+  else
+    for (auto a : req.search.attentions.value_or(std::vector<config::Attention>{config::Attention::Fused,
+                                                                                config::Attention::Unfused}))
+      v.attentions.push_back(a);
+  v.precisions = precisions_for(req, acc);
+  return v;
+}
+
+/// The memory ladder, or the single rung `set` fixes for ZeRO stage and recomputation.
+std::vector<MemoryKnobs> ladder_for(const CompareRequest& req) {
+  SearchSpace s = req.search;
+  if (const auto zero = set_value(req, "parallelism.zero_stage")) (void)s.restrict("zero_stage", {*zero});
+  if (const auto rec = set_value(req, "training.recompute")) (void)s.restrict("recompute", {*rec});
+  return s.memory_ladder();
+}
+
+/// The scenario every configuration of `platform` starts from (absolute paths).
+void write_scenario_file(const std::filesystem::path& file, const CompareRequest& req,
+                         const std::filesystem::path& platform, int global_batch) {
+  std::ofstream f(file);
+  f << "kind: scenario\nname: compare\n"
+    << "platform: " << std::filesystem::absolute(platform).string() << "\n"
+    << "workload: " << std::filesystem::absolute(req.workload).string() << "\n"
+    << "training:\n  global_batch: " << global_batch << "\n  micro_batch: 1\n"
+    << "collectives:\n  fidelity: " << config::fidelity_name(req.search_fidelity) << "\n";
+}
+
 /// Platform `i` of the request: its figures, and its scenario file (absolute paths) in `dir`.
-PlatformState platform_state(const CompareRequest& req, const config::PlatformSpec& spec, std::size_t i,
-                             const std::filesystem::path& dir, int global_batch) {
+PlatformState platform_state(const CompareRequest& req, const config::PlatformSpec& spec, const std::string& workload_type,
+                             std::size_t i, const std::filesystem::path& dir, int global_batch) {
   PlatformState p;
   auto& r = p.result;
   r.platform_file = req.platforms[i];
@@ -197,64 +367,209 @@ PlatformState platform_state(const CompareRequest& req, const config::PlatformSp
   r.sram_B = spec.accelerator.sram_shared_B;
   r.sram_Bps = spec.accelerator.sram_shared_bandwidth_Bps;
   r.dram_Bps = spec.accelerator.memory_bandwidth_Bps;
+  r.capacity_B = spec.accelerator.memory_capacity_B;
   r.global_batch = global_batch;
+  p.usable_B = (1 - req.memory_headroom) * r.capacity_B;
+  p.speed = speed_values(req, spec.accelerator, workload_type);
+  p.ladder = ladder_for(req);
   p.scenario_file = dir / fmt::format("platform{}.yaml", i);
-  if (req.devices) p.device_override.push_back({"platform.node.devices", std::to_string(*req.devices)});
-  std::ofstream f(p.scenario_file);
-  f << "kind: scenario\nname: compare\n"
-    << "platform: " << std::filesystem::absolute(req.platforms[i]).string() << "\n"
-    << "workload: " << std::filesystem::absolute(req.workload).string() << "\n"
-    << "training:\n  global_batch: " << global_batch << "\n  micro_batch: 1\n"
-    << "  precision: " << precision_for(spec.accelerator) << "\n"
-    << "collectives:\n  fidelity: " << config::fidelity_name(req.search_fidelity) << "\n";
+  if (req.devices) p.overrides.push_back({"platform.node.devices", std::to_string(*req.devices)});
+  p.overrides.insert(p.overrides.end(), req.set.begin(), req.set.end());
+  write_scenario_file(p.scenario_file, req, req.platforms[i], global_batch);
   return p;
 }
 
-/// Each platform's best layout: the fastest of the search, or, with confirm_at_step, the fastest
-/// of the few best re-simulated at step fidelity.
+/// The base point of a layout: the first value of every speed knob.
+Config base_point(const PlatformState& p, int tp, int pp, int dp, int micro_batch) {
+  Config c;
+  c.tp = tp;
+  c.pp = pp;
+  c.dp = dp;
+  c.micro_batch = micro_batch;
+  c.sequence_parallel = tp > 1 && p.speed.sequence_parallel.front();
+  c.attention = p.speed.attentions.front();
+  c.precision = p.speed.precisions.front();
+  return c;
+}
+
+/// Variations of `base`, one speed knob at a time.
+std::vector<Config> variations(const PlatformState& p, const Config& base, const CompareRequest& req) {
+  std::vector<Config> out;
+  if (!req.micro_batch) {
+    const int per_replica = p.result.global_batch / base.dp;
+    for (int mb = 1; mb <= std::min(per_replica, kMaxMicroBatch); mb *= 2) {
+      Config c = base;
+      c.micro_batch = mb;
+      out.push_back(c);
+    }
+  }
+  if (base.tp > 1)
+    for (bool sp : p.speed.sequence_parallel) {
+      Config c = base;
+      c.sequence_parallel = sp;
+      out.push_back(c);
+    }
+  for (const auto& a : p.speed.attentions) {
+    Config c = base;
+    c.attention = a;
+    out.push_back(c);
+  }
+  for (DType d : p.speed.precisions) {
+    Config c = base;
+    c.precision = d;
+    out.push_back(c);
+  }
+  return out;
+}
+
+/// The best value of every speed knob among the simulated points of `base`'s layout, together.
+Config combined(const PlatformState& p, const Config& base) {
+  const auto rate = [&](const Config& c) { return p.done.at(c).at("summary").at("samples_per_s").get<double>(); };
+  Config out = base;
+  double mb = 0, sp = 0, att = 0, prec = 0;
+  for (const Config& c : ranked(p)) {
+    if (c.layout() != base.layout()) continue;
+    // A point that differs from the base in one knob votes for that knob's value.
+    const Config& b = base;
+    const int differ = (c.micro_batch != b.micro_batch) + (c.sequence_parallel != b.sequence_parallel) +
+                       (c.attention != b.attention) + (c.precision != b.precision);
+    if (differ != 1) continue;
+    const double r = rate(c);
+    if (c.micro_batch != b.micro_batch && r > mb) mb = r, out.micro_batch = c.micro_batch;
+    if (c.sequence_parallel != b.sequence_parallel && r > sp) sp = r, out.sequence_parallel = c.sequence_parallel;
+    if (c.attention != b.attention && r > att) att = r, out.attention = c.attention;
+    if (c.precision != b.precision && r > prec) prec = r, out.precision = c.precision;
+  }
+  // A knob only takes the other value when it beat the base.
+  const double base_rate = p.done.count(base) ? rate(base) : 0;
+  if (mb <= base_rate) out.micro_batch = base.micro_batch;
+  if (sp <= base_rate) out.sequence_parallel = base.sequence_parallel;
+  if (att <= base_rate) out.attention = base.attention;
+  if (prec <= base_rate) out.precision = base.precision;
+  return out;
+}
+
+/// Each platform's best configuration: the fastest of the search, or, with confirm_at_step, the
+/// fastest of the few best re-simulated at step fidelity; the runner-up at the same fidelity.
 void report_best(std::vector<PlatformState>& platforms, const CompareRequest& req) {
-  // The fastest few, re-simulated at step fidelity; the fastest of those is reported.
   std::vector<Candidate> finals;
   for (std::size_t i = 0; i < platforms.size(); ++i) {
     auto& p = platforms[i];
+    auto& r = p.result;
     const auto order = ranked(p);
-    if (order.empty()) continue;
+    if (order.empty()) {
+      const auto over = ranked(p, true);
+      if (!over.empty()) r.fastest_over_headroom = p.done.at(over.front()).at("summary");
+      continue;
+    }
     const auto& j = p.done.at(order.front());
-    p.result.best = j.at("summary");
-    p.result.best_breakdown = breakdown_from_json(j.at("breakdown"));
-    p.result.fidelity = config::fidelity_name(req.search_fidelity);
-    p.result.search_step_s = p.result.best.at("step_time_s").get<double>();
+    r.best = j.at("summary");
+    r.best_breakdown = breakdown_from_json(j.at("breakdown"));
+    r.fidelity = config::fidelity_name(req.search_fidelity);
+    r.search_step_s = r.best.at("step_time_s").get<double>();
+    if (order.size() > 1) {
+      r.runner_up = p.done.at(order[1]).at("summary");
+      r.runner_up_breakdown = breakdown_from_json(p.done.at(order[1]).at("breakdown"));
+    }
     if (!req.confirm_at_step || req.search_fidelity == config::Fidelity::Step) continue;
     for (std::size_t k = 0; k < order.size() && k < kConfirmed; ++k) {
-      auto o = layout_overrides(order[k], p.device_override);
+      auto o = config_overrides(order[k], p.overrides);
       o.push_back({"collectives.fidelity", "step"});
       finals.push_back({i, order[k], config::load_scenario(p.scenario_file, o)});
     }
   }
   spdlog::info("compare: {} configurations re-simulated at step fidelity", finals.size());
   const auto outcomes = simulate_all(finals, req.jobs);
-  std::vector<double> best_step(platforms.size(), 0);
+  // Per platform, the step-fidelity results, fastest first.
+  std::map<std::size_t, std::vector<std::pair<double, std::size_t>>> confirmed;
   for (std::size_t k = 0; k < finals.size(); ++k) {
-    auto& p = platforms[finals[k].platform];
-    auto& r = p.result;
     if (!outcomes[k].ok) {
-      spdlog::warn("compare: {}: the step-fidelity run of tp {} pp {} dp {} micro-batch {} failed: {}", r.platform,
-                   finals[k].layout.tp, finals[k].layout.pp, finals[k].layout.dp, finals[k].layout.micro_batch,
-                   outcomes[k].text);
+      spdlog::warn("compare: {}: the step-fidelity run of {} failed: {}", platforms[finals[k].platform].result.platform,
+                   describe(finals[k].config), outcomes[k].text);
       continue;
     }
-    const auto j = nlohmann::ordered_json::parse(outcomes[k].text);
-    const double step = j.at("summary").at("step_time_s").get<double>();
-    if (best_step[finals[k].platform] > 0 && step >= best_step[finals[k].platform]) continue;
-    best_step[finals[k].platform] = step;
+    const double step =
+        nlohmann::ordered_json::parse(outcomes[k].text).at("summary").at("step_time_s").get<double>();
+    confirmed[finals[k].platform].emplace_back(step, k);
+  }
+  for (auto& [i, list] : confirmed) {
+    std::stable_sort(list.begin(), list.end());
+    auto& p = platforms[i];
+    auto& r = p.result;
+    const auto j = nlohmann::ordered_json::parse(outcomes[list[0].second].text);
     r.best = j.at("summary");
     r.best_breakdown = breakdown_from_json(j.at("breakdown"));
     r.fidelity = "step";
-    r.search_step_s = p.done.at(finals[k].layout).at("summary").at("step_time_s").get<double>();
+    r.search_step_s = p.done.at(finals[list[0].second].config).at("summary").at("step_time_s").get<double>();
+    if (list.size() > 1) {
+      const auto second = nlohmann::ordered_json::parse(outcomes[list[1].second].text);
+      r.runner_up = second.at("summary");
+      r.runner_up_breakdown = breakdown_from_json(second.at("breakdown"));
+    }
   }
 }
 
+/// Checks the request's `set` entries against the scenario, each key and value on its own, before
+/// anything runs; problems are located where each entry is written.
+void check_set(const CompareRequest& req, const std::filesystem::path& scenario_file) {
+  static const std::set<std::string> kSearched = {"parallelism.tp", "parallelism.pp", "parallelism.dp",
+                                                  "training.micro_batch", "training.global_batch"};
+  std::vector<Diagnostic> out;
+  const auto location = [&](std::size_t i) {
+    return i < req.set_locations.size() ? req.set_locations[i] : SourceLocation{"--set", 0, 0};
+  };
+  for (std::size_t i = 0; i < req.set.size(); ++i)
+    if (kSearched.count(req.set[i].key))
+      out.push_back({location(i), req.set[i].key,
+                     "compare searches the layout and micro-batch; use devices, global_batch or micro_batch "
+                     "(--devices, --global-batch, --micro-batch) instead"});
+  std::vector<Diagnostic> problems;
+  config::read_document_file(scenario_file, config::DocumentKind::Scenario, req.set, problems);
+  for (const Diagnostic& d : problems) {
+    bool placed = false;
+    for (std::size_t i = 0; i < req.set.size() && !placed; ++i) {
+      const auto& key = req.set[i].key;
+      if (d.location.file == "--set" && (d.key == key || d.key.starts_with(key + ".") || d.key.starts_with(key + "["))) {
+        out.push_back({location(i), d.key, d.message});
+        placed = true;
+      }
+    }
+    if (!placed && d.location.file == "--set") out.push_back({location(0), d.key, d.message});
+  }
+  if (!out.empty()) throw ConfigError(std::move(out));
+}
+
+/// The request's `set` entries for one kind of file: "platform.x" -> "x" (and likewise for the
+/// workload), so that the platform and workload are read as the scenarios will see them.
+std::vector<config::Override> set_below(const CompareRequest& req, const std::string& prefix) {
+  std::vector<config::Override> out;
+  for (const auto& o : req.set)
+    if (o.key.starts_with(prefix + ".")) out.push_back({o.key.substr(prefix.size() + 1), o.value});
+  return out;
+}
+
+/// A file `set` replaces (`platform: other.yaml`), or the given one.
+std::filesystem::path replaced(const CompareRequest& req, const std::string& key, const std::filesystem::path& file) {
+  const auto v = set_value(req, key);
+  return v ? std::filesystem::path(*v) : file;
+}
+
 }  // namespace
+
+nlohmann::ordered_json knobs_of(const nlohmann::ordered_json& s) {
+  const auto& par = s.at("parallelism");
+  const auto& tr = s.at("training");
+  const auto& more = s.at("parallel");
+  return {{"tp", par.at("tp")},
+          {"pp", par.at("pp")},
+          {"dp", par.at("dp")},
+          {"micro_batch", tr.at("micro_batch")},
+          {"zero_stage", more.at("zero_stage")},
+          {"recompute", more.at("recompute")},
+          {"sequence_parallel", more.at("sequence_parallel")},
+          {"attention", tr.at("attention")},
+          {"precision", tr.at("precision")}};
+}
 
 std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
   // One scenario file per platform in a private temp directory, with absolute paths.
@@ -271,51 +586,52 @@ std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
 
   // A bad workload or platform file is the user's mistake, not a refused configuration: load them
   // first so that it surfaces as a ConfigError with its location.
-  config::load_workload(req.workload);
+  if (!req.set.empty()) {
+    const auto check_file = dir / "set-check.yaml";
+    write_scenario_file(check_file, req, req.platforms.front(), 1);
+    check_set(req, check_file);
+  }
+  const auto workload = config::load_workload(replaced(req, "workload", req.workload), set_below(req, "workload"));
   std::vector<PlatformState> platforms;
   std::vector<config::PlatformSpec> specs;
   for (const auto& file : req.platforms) {
-    std::vector<config::Override> o;
+    auto o = set_below(req, "platform");
     if (req.devices) o.push_back({"node.devices", std::to_string(*req.devices)});
-    specs.push_back(config::load_platform(file, o));
+    specs.push_back(config::load_platform(replaced(req, "platform", file), o));
   }
   const int global_batch = default_global_batch(req, specs);
 
   for (std::size_t i = 0; i < specs.size(); ++i)
-    platforms.push_back(platform_state(req, specs[i], i, dir, global_batch));
+    platforms.push_back(platform_state(req, specs[i], workload.type, i, dir, global_batch));
 
-  // Pass 1: every layout at micro-batch 1 (or the fixed one).
+  // Pass 1: every layout at micro-batch 1 (or the fixed one), the first value of each speed knob.
   std::vector<Candidate> candidates;
   for (std::size_t i = 0; i < platforms.size(); ++i) {
     const int devices = platforms[i].result.devices;
     for (int tp : divisors(devices))
-      for (int pp : divisors(devices / tp)) {
-        const Layout l{tp, pp, devices / tp / pp, req.micro_batch.value_or(1)};
-        if (auto s = admit(platforms[i], l)) candidates.push_back({i, l, std::move(*s)});
-      }
+      for (int pp : divisors(devices / tp))
+        if (auto c = admit(platforms[i], i, base_point(platforms[i], tp, pp, devices / tp / pp, req.micro_batch.value_or(1))))
+          candidates.push_back(std::move(*c));
   }
-  spdlog::info("compare: {} candidates at micro-batch {}", candidates.size(), req.micro_batch.value_or(1));
-  record(platforms, candidates, simulate_all(candidates, req.jobs));
+  simulate(platforms, candidates, req.jobs, "with the base knobs");
 
-  // Pass 2: larger micro-batches for the best layouts (bigger GEMMs, fewer ops; more activations
-  // and, pipelined, fewer micro-batches to fill the bubble).
-  if (!req.micro_batch) {
-    candidates.clear();
-    for (std::size_t i = 0; i < platforms.size(); ++i) {
-      const auto order = ranked(platforms[i]);
-      for (std::size_t k = 0; k < order.size() && k < kRefinedLayouts; ++k) {
-        const Layout base = order[k];
-        const int per_replica = global_batch / base.dp;
-        for (int mb = 2; mb <= std::min(per_replica, kMaxMicroBatch); mb *= 2) {
-          Layout l = base;
-          l.micro_batch = mb;
-          if (auto s = admit(platforms[i], l)) candidates.push_back({i, l, std::move(*s)});
-        }
-      }
-    }
-    spdlog::info("compare: {} candidates with larger micro-batches", candidates.size());
-    record(platforms, candidates, simulate_all(candidates, req.jobs));
+  // Pass 2: the best layouts with each speed knob varied on its own.
+  std::vector<std::vector<Config>> bases(platforms.size());
+  candidates.clear();
+  for (std::size_t i = 0; i < platforms.size(); ++i) {
+    bases[i] = best_layouts(platforms[i]);
+    for (const Config& base : bases[i])
+      for (const Config& v : variations(platforms[i], base, req))
+        if (auto c = admit(platforms[i], i, v)) candidates.push_back(std::move(*c));
   }
+  simulate(platforms, candidates, req.jobs, "varying one speed knob");
+
+  // Pass 3: the winning value of every speed knob together.
+  candidates.clear();
+  for (std::size_t i = 0; i < platforms.size(); ++i)
+    for (const Config& base : bases[i])
+      if (auto c = admit(platforms[i], i, combined(platforms[i], base))) candidates.push_back(std::move(*c));
+  simulate(platforms, candidates, req.jobs, "combining the best speed knobs");
 
   report_best(platforms, req);
 

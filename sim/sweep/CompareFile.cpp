@@ -14,6 +14,7 @@
 #include "core/Errors.hpp"
 #include "core/Quote.hpp"
 #include "sweep/FileKeys.hpp"
+#include "sweep/SweepSpec.hpp"
 
 namespace clearfog::sweep {
 
@@ -99,6 +100,61 @@ CompareRequest load_compare_file(const std::filesystem::path& file) {
   req.devices = positive("devices", config::kMaxNodeDevices);
   req.global_batch = positive("global_batch", INT_MAX);
   req.micro_batch = positive("micro_batch", INT_MAX);
+  if (const YAML::Node n = root["memory_headroom"]) {
+    double v = -1;
+    const std::string text = n.IsScalar() ? n.Scalar() : "";
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (!n.IsScalar() || ec != std::errc{} || end != text.data() + text.size() || !(v >= 0 && v < 1))
+      errors.push_back({where(n), "memory_headroom",
+                        fmt::format("must be a number in [0, 1) (the share of device memory kept free), got {}",
+                                    quote(n.IsScalar() ? text : "a collection"))});
+    else
+      req.memory_headroom = v;
+  }
+  if (const YAML::Node set = root["set"]) {
+    if (!set.IsMap()) {
+      errors.push_back({where(set), "set", "must be a mapping of scenario key: value, as for run --set"});
+    } else {
+      for (const auto& kv : set) {
+        if (!kv.first.IsScalar() || kv.first.Scalar().empty()) {
+          errors.push_back({where(kv.first), "set", "keys must be scenario key paths such as training.optimizer"});
+          continue;
+        }
+        req.set.push_back({kv.first.Scalar(), override_value(kv.second, dir)});
+        req.set_locations.push_back(where(kv.second ? kv.second : kv.first));
+      }
+    }
+  }
+  if (const YAML::Node search = root["search"]) {
+    if (!search.IsMap()) {
+      errors.push_back({where(search), "search",
+                        fmt::format("must be a mapping of knob: [values]; knobs: {}", fmt::join(search_knob_names(), ", "))});
+    } else {
+      for (const auto& kv : search) {
+        const std::string knob = kv.first.IsScalar() ? kv.first.Scalar() : "";
+        std::vector<std::string> values;
+        bool scalars = true;
+        if (kv.second.IsSequence()) {
+          for (const auto& v : kv.second) {
+            if (v.IsScalar()) values.push_back(v.Scalar());
+            else scalars = false;
+          }
+        } else if (kv.second.IsScalar()) {
+          values.push_back(kv.second.Scalar());
+        } else {
+          scalars = false;
+        }
+        std::string problem = scalars ? req.search.restrict(knob, values) : "must be a value or a list of values";
+        if (problem.starts_with("unknown knob")) {
+          if (auto close = config::closest_match(knob, search_knob_names()))
+            problem = fmt::format("unknown knob; did you mean \"{}\"?", *close);
+          errors.push_back({where(kv.first), "search." + shorten(knob), problem});
+        } else if (!problem.empty()) {
+          errors.push_back({where(kv.second ? kv.second : kv.first), "search." + knob, problem});
+        }
+      }
+    }
+  }
   if (!errors.empty()) {
     std::stable_sort(errors.begin(), errors.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return std::pair(a.location.line, a.location.column) < std::pair(b.location.line, b.location.column);

@@ -8,11 +8,17 @@
 //   devices: 8              # optional: overrides every platform's node.devices
 //   global_batch: 256       # optional: default 4 x the least common multiple of the device counts
 //   micro_batch: 1          # optional: default, the search tries 1, 2, 4, ... (see Compare.hpp)
+//   memory_headroom: 0.05   # optional: share of the device memory a best configuration leaves free
+//   set: {training.optimizer: sgd}          # optional: scenario overrides, as `run --set`
+//   search: {zero_stage: [0, 1], precision: [bf16, fp8]}   # optional: restricts the knobs searched
 #include <filesystem>
 #include <optional>
 #include <vector>
 
 #include "config/CollectiveSpec.hpp"
+#include "config/Override.hpp"
+#include "core/Errors.hpp"
+#include "sweep/SearchSpace.hpp"
 
 namespace clearfog::sweep {
 
@@ -28,6 +34,15 @@ struct CompareRequest {
   config::Fidelity search_fidelity = config::Fidelity::Fluid;
   /// Re-simulates each platform's winner at step fidelity for the reported row.
   bool confirm_at_step = true;
+  /// Scenario overrides applied to every configuration before the search (`set:`, --set), with
+  /// where each is written (file:line:col, or "--set").
+  std::vector<config::Override> set;
+  std::vector<SourceLocation> set_locations;
+  /// Which values of the training knobs the search may use.
+  SearchSpace search;
+  /// A configuration whose memory estimate exceeds (1 - memory_headroom) x the device memory is
+  /// never the best one (it may still be simulated and reported).
+  double memory_headroom = 0.05;
 };
 
 /// Reads a comparison file; throws ConfigError with every problem located (file:line:col).

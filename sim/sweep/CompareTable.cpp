@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "sweep/WhyBest.hpp"
+
 namespace clearfog::sweep {
 namespace {
 
@@ -35,6 +37,20 @@ std::string counts(const PlatformResult& r) {
   return fmt::format("{}: {}/{}/{}", r.considered, r.simulated, r.oom, r.invalid);
 }
 
+/// The training knobs of a run in a few characters: "Z1 full SP fused bf16".
+std::string knobs_cell(const nlohmann::ordered_json& s) {
+  const auto k = knobs_of(s);
+  return fmt::format("Z{} {}{} {} {}", k.at("zero_stage").get<int>(), k.at("recompute").get<std::string>(),
+                     k.at("sequence_parallel").get<bool>() ? " SP" : "", k.at("attention").get<std::string>(),
+                     k.at("precision").get<std::string>());
+}
+
+std::string status_of(const PlatformResult& r) {
+  if (!r.best.is_null()) return "ok";
+  if (!r.fastest_over_headroom.is_null()) return "over_headroom";
+  return r.oom > 0 && r.simulated == 0 ? "oom" : "error";
+}
+
 std::string short_name(const std::string& part) {
   if (part == "memory bandwidth") return "memory bw";
   if (part == "pipeline bubble") return "bubble";
@@ -56,19 +72,23 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
   std::string o = fmt::format("Workload {}, global batch {}: the fastest configuration per platform that fits in device "
                               "memory\n\n",
                               req.workload.filename().string(), global_batch);
-  o += fmt::format("{:<{}} {:>3} {:>3} {:>3} {:>3} {:>3} {:>10} {:>13} {:>12} {:>6} {:>22} {:>7}  {:<32} {}\n",
-                   "platform", kNameWidth, "dev", "tp", "pp", "dp", "mb", "step time", "samples/s/dev", "samples/s/kW",
+  o += fmt::format("{:<{}} {:>3} {:>3} {:>3} {:>3} {:>3} {:<26} {:>10} {:>13} {:>12} {:>6} {:>22} {:>7}  {:<32} {}\n",
+                   "platform", kNameWidth, "dev", "tp", "pp", "dp", "mb", "knobs", "step time", "samples/s/dev", "samples/s/kW",
                    "MFU", "memory/dev (free)", "on-chip", "bound (share of step)", "configs: sim/oom/invalid");
   for (const auto& r : results) {
     const std::string name = short_platform(r.platform).substr(0, kNameWidth);
     if (r.best.is_null()) {
       std::string why = "no configuration ran";
-      if (!r.least_memory.is_null()) {
+      if (!r.fastest_over_headroom.is_null()) {
+        const auto& m = r.fastest_over_headroom.at("memory");
+        why = fmt::format("fits only above the {:.0f}% headroom: {} of {} GB", 100 * req.memory_headroom,
+                          gb(m.at("total_B").get<double>()), gb(m.at("capacity_B").get<double>()));
+      } else if (!r.least_memory.is_null()) {
         const auto& m = r.least_memory.at("memory");
         why = fmt::format("none fits: at least {} of {} GB", gb(m.at("total_B").get<double>()),
                           gb(m.at("capacity_B").get<double>()));
       }
-      o += fmt::format("{:<{}} {:>3} {:<91}  {:<32} {}\n", name, kNameWidth, r.devices, why, bound_text(r), counts(r));
+      o += fmt::format("{:<{}} {:>3} {:<118}  {:<32} {}\n", name, kNameWidth, r.devices, why, bound_text(r), counts(r));
       continue;
     }
     const auto& s = r.best;
@@ -77,9 +97,9 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
     const double rate = s.at("samples_per_s").get<double>();
     const double total = mem.at("total_B").get<double>();
     const double capacity = mem.at("capacity_B").get<double>();
-    o += fmt::format("{:<{}} {:>3} {:>3} {:>3} {:>3} {:>3} {:>10} {:>13} {:>12} {:>5.1f}% {:>22} {:>7}  {:<32} {}\n",
+    o += fmt::format("{:<{}} {:>3} {:>3} {:>3} {:>3} {:>3} {:<26} {:>10} {:>13} {:>12} {:>5.1f}% {:>22} {:>7}  {:<32} {}\n",
                      name, kNameWidth, r.devices, par.at("tp").get<int>(), par.at("pp").get<int>(),
-                     par.at("dp").get<int>(), s.at("training").at("micro_batch").get<int>(),
+                     par.at("dp").get<int>(), s.at("training").at("micro_batch").get<int>(), knobs_cell(s),
                      duration(s.at("step_time_s").get<double>()), figure(rate / r.devices),
                      r.power_W > 0 ? figure(rate / (r.power_W / 1e3)) : std::string("n/a"),
                      100 * s.at("mfu").get<double>(),
@@ -96,8 +116,15 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
        "estimate fits in the accelerator's on-chip SRAM (sram.shared).\n"
        "bound: the two largest parts of the busiest device's step: compute-bound and memory-bandwidth-bound\n"
        "kernels (as clearfog run --ops classes them), pipeline bubble, interconnect (exposed communication).\n"
-       "configs: tp x pp x dp x micro-batch combinations considered: simulated / skipped because the memory\n"
-       "estimate exceeds the device / refused by the validator.\n";
+       "knobs: ZeRO stage, recomputation, SP (sequence parallelism), attention kernels, precision.\n"
+       "configs: configurations considered (layout x micro-batch x knobs): simulated / skipped because the\n"
+       "memory estimate exceeds the device / refused by the validator.\n";
+  o += fmt::format("A best configuration leaves {:.0f}% of the device memory free (memory headroom).\n",
+                   100 * req.memory_headroom);
+
+  o += "\nwhy each best (the winner against the runner-up at the same fidelity):\n";
+  for (const auto& r : results)
+    if (!r.best.is_null()) o += fmt::format("* {}: {}.\n", short_platform(r.platform), why_best_text(r));
 
   o += "\nplatforms:\n";
   for (const auto& r : results) o += fmt::format("  {:<{}} {} ({})\n", short_platform(r.platform) + ":", kNameWidth + 1,
@@ -117,10 +144,11 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
       const auto& p = r.least_memory.at("parallelism");
       const auto& m = r.least_memory.at("memory");
       notes += fmt::format(
-          "* {}: no configuration fits. The least memory, tp {} pp {} dp {} micro-batch {}, needs {} GB per device "
-          "(weights {}, gradients {}, optimizer {}, activations {}, buffers {}) of {} GB.\n",
+          "* {}: no configuration fits. The least memory, tp {} pp {} dp {} micro-batch {} with ZeRO {} and "
+          "recompute {}, needs {} GB per device (weights {}, gradients {}, optimizer {}, activations {}, buffers {}) "
+          "of {} GB.\n",
           short_platform(r.platform), p.at("tp").get<int>(), p.at("pp").get<int>(), p.at("dp").get<int>(),
-          p.at("micro_batch").get<int>(), gb(m.at("total_B").get<double>()), gb(m.at("weights_B").get<double>()),
+          p.at("micro_batch").get<int>(), p.at("zero_stage").get<int>(), p.at("recompute").get<std::string>(), gb(m.at("total_B").get<double>()), gb(m.at("weights_B").get<double>()),
           gb(m.at("gradients_B").get<double>()), gb(m.at("optimizer_B").get<double>()),
           gb(m.at("activations_B").get<double>()), gb(m.at("buffers_B").get<double>()),
           gb(m.at("capacity_B").get<double>()));
@@ -139,6 +167,18 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
             short_platform(r.platform), gb(total), gb(r.sram_B), r.dram_Bps / 1e9, duration((total - r.sram_B) / r.dram_Bps),
             duration(r.best.at("step_time_s").get<double>()));
     }
+    if (!r.fastest_over_headroom.is_null()) {
+      const auto& f = r.fastest_over_headroom;
+      const auto& m = f.at("memory");
+      notes += fmt::format("* {}: no configuration fits under the {:.0f}% memory headroom. The fastest that fits the "
+                           "device, {} ({}), needs {} of {} GB ({:.1f}%); --memory-headroom 0 would choose it.\n",
+                           short_platform(r.platform), 100 * req.memory_headroom, knobs_cell(f),
+                           fmt::format("tp {} pp {} dp {} mb {}", f.at("parallelism").at("tp").get<int>(),
+                                       f.at("parallelism").at("pp").get<int>(), f.at("parallelism").at("dp").get<int>(),
+                                       f.at("training").at("micro_batch").get<int>()),
+                           gb(m.at("total_B").get<double>()), gb(m.at("capacity_B").get<double>()),
+                           100 * m.at("total_B").get<double>() / m.at("capacity_B").get<double>());
+    }
     if (r.failed > 0) notes += fmt::format("* {}: {} simulations failed; the first: {}\n", short_platform(r.platform), r.failed, r.failure);
     if (r.best.is_null() && r.simulated == 0 && r.oom == 0 && !r.invalid_example.empty())
       notes += fmt::format("* {}: every configuration was refused, e.g. {}\n", short_platform(r.platform), r.invalid_example);
@@ -152,6 +192,9 @@ nlohmann::ordered_json comparison_json(const CompareRequest& req, const std::vec
   j["workload"] = req.workload.string();
   j["global_batch"] = results.empty() ? 0 : results.front().global_batch;
   j["search_fidelity"] = config::fidelity_name(req.search_fidelity);
+  j["memory_headroom"] = req.memory_headroom;
+  auto& set = j["set"] = nlohmann::ordered_json::object();
+  for (const auto& o : req.set) set[o.key] = o.value;
   auto& list = j["platforms"] = nlohmann::ordered_json::array();
   for (const auto& r : results) {
     nlohmann::ordered_json p;
@@ -162,15 +205,21 @@ nlohmann::ordered_json comparison_json(const CompareRequest& req, const std::vec
     p["sram_B"] = r.sram_B;
     p["sram_Bps"] = r.sram_Bps;
     p["dram_Bps"] = r.dram_Bps;
+    p["capacity_B"] = r.capacity_B;
     p["configurations"] = {{"considered", r.considered}, {"simulated", r.simulated}, {"oom", r.oom},
-                           {"invalid", r.invalid},       {"failed", r.failed}};
+                           {"invalid", r.invalid},       {"failed", r.failed},       {"over_headroom", r.over_headroom}};
     p["invalid_example"] = r.invalid_example;
     p["failure"] = r.failure;
-    p["status"] = r.best.is_null() ? (r.oom > 0 && r.simulated == 0 ? "oom" : "error") : "ok";
-    p["bound"] = r.best.is_null() ? (p["status"] == "oom" ? "memory capacity" : "-") : r.best_breakdown.dominant();
+    p["status"] = status_of(r);
+    p["bound"] = r.best.is_null() ? (p["status"] == "ok" ? "-" : p["status"] == "error" ? "-" : "memory capacity")
+                                  : r.best_breakdown.dominant();
     p["fidelity"] = r.fidelity;
     p["search_step_time_s"] = r.search_step_s;
     p["best"] = r.best;
+    p["knobs"] = r.best.is_null() ? nlohmann::ordered_json() : knobs_of(r.best);
+    p["why"] = why_best_json(r);
+    p["why_text"] = why_best_text(r);
+    p["fastest_over_headroom"] = r.fastest_over_headroom;
     p["breakdown"] = r.best.is_null() ? nlohmann::ordered_json() : breakdown_json(r.best_breakdown);
     p["least_memory"] = r.least_memory;
     p["configurations_tried"] = r.configurations;

@@ -27,7 +27,7 @@ constexpr std::array<FileKey, 8> kSweepKeys = {{
      "`error`."},
 }};
 
-constexpr std::array<FileKey, 8> kCompareKeys = {{
+constexpr std::array<FileKey, 11> kCompareKeys = {{
     {"kind", "kind", "required", "What the file describes: `kind: compare`."},
     {"name", "string", "the file name", "Name of the comparison."},
     {"description", "string", "\"\"", "One line on what the comparison shows."},
@@ -36,6 +36,17 @@ constexpr std::array<FileKey, 8> kCompareKeys = {{
     {"devices", "integer >= 1", "absent", "Overrides every platform's node.devices."},
     {"global_batch", "integer >= 1", "4 x lcm of the device counts", "Sequences per iteration."},
     {"micro_batch", "integer >= 1", "absent", "A fixed micro-batch; absent: the search tries 1, 2, 4, ... 16."},
+    {"memory_headroom", "number in [0, 1)", "0.05",
+     "Share of the device memory the best configuration must leave free: one whose memory estimate exceeds "
+     "(1 - memory_headroom) x capacity is reported but never chosen (`--memory-headroom`)."},
+    {"set", "mapping of key: value", "absent",
+     "Scenario overrides (workload.*, platform.*, training.*, ...) applied to every configuration before the "
+     "search, as `clearfog run --set`; a ZeRO stage, recomputation, sequence parallelism, attention or "
+     "precision given here is not searched. Values ending in .yaml are paths relative to the file."},
+    {"search", "mapping of knob: [values]", "every value",
+     "Restricts the knobs searched (`--search KNOB=V1,V2`): zero_stage [0, 1, 2, 3], recompute [none, "
+     "selective, full], sequence_parallel [false, true], attention [unfused, fused], precision [fp32, tf32, "
+     "fp16, bf16, fp8] (default: all but fp8). docs/compare.md says how they are searched."},
 }};
 
 }  // namespace

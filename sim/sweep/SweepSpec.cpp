@@ -22,8 +22,8 @@ constexpr double kBytesPerPoint = 15e3;
 
 bool looks_like_path(const std::string& s) { return s.ends_with(".yaml") || s.ends_with(".yml"); }
 
-/// An axis or `set` value as override text: scalars as written (YAML file paths made absolute,
-/// since --set paths are relative to the working directory), lists and mappings in flow style.
+}  // namespace
+
 std::string override_value(const YAML::Node& n, const std::filesystem::path& dir) {
   if (n.IsScalar()) {
     const std::string s = n.Scalar();
@@ -34,6 +34,8 @@ std::string override_value(const YAML::Node& n, const std::filesystem::path& dir
   e << YAML::Flow << n;
   return e.c_str();
 }
+
+namespace {
 
 std::string label(const YAML::Node& n) {
   if (n.IsScalar()) return n.Scalar();

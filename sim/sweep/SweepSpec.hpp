@@ -23,6 +23,10 @@
 #include "config/Override.hpp"
 #include "core/Errors.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace clearfog::sweep {
 
 /// Points of one sweep. Each point is a child process and a row of results.csv, rebuilt as points
@@ -69,5 +73,10 @@ struct SweepSpec {
 
 /// Reads a sweep file; throws ConfigError with every problem located (file:line:col).
 SweepSpec load_sweep(const std::filesystem::path& file);
+
+/// An axis or `set` value as override text: scalars as written (YAML file paths made absolute
+/// against `dir`, since --set paths are relative to the working directory), lists and mappings in
+/// flow style. Also reads a comparison file's `set`.
+std::string override_value(const YAML::Node& n, const std::filesystem::path& dir);
 
 }  // namespace clearfog::sweep

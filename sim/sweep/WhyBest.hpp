@@ -1,0 +1,20 @@
+#pragma once
+// Why `clearfog compare` chose a platform's best configuration: the winner against the runner-up
+// (the configuration ranked second at the same fidelity) on step time, exposed communication,
+// pipeline bubble and memory, and the knobs in which the two differ.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sweep/Compare.hpp"
+
+namespace clearfog::sweep {
+
+/// {winner: {knobs, step_time_s, exposed_comm_s, bubble_s, memory_B}, runner_up: {...} or null,
+/// faster_by (share of the runner-up's step), differs_in: [knob names]}; null when there is no best.
+nlohmann::ordered_json why_best_json(const PlatformResult& r);
+
+/// One sentence for the text table's notes: "chosen ... over ...: step ... vs ..., ..."; empty
+/// when there is no best.
+std::string why_best_text(const PlatformResult& r);
+
+}  // namespace clearfog::sweep
