@@ -95,9 +95,14 @@ struct PlatformState {
   std::filesystem::path scenario_file;
   std::vector<config::Override> overrides;  // devices and the request's `set`, after the layout's
   SpeedValues speed;
+  /// The speed knobs every layout starts from: the first values, or the best's after a round.
+  bool start_sequence_parallel = false;
+  std::optional<config::Attention> start_attention;
+  DType start_precision = DType::bf16;
   std::vector<MemoryKnobs> ladder;
   double usable_B = 0;                      // (1 - headroom) x capacity
   std::set<Config> seen;                    // speed points (memory knobs at their default) tried
+  std::set<std::tuple<int, int, int>> refused;  // layouts the validator refused in a first pass
   std::set<Config> chosen;                  // configurations admitted or recorded
   std::map<Config, nlohmann::ordered_json> done;  // summary and breakdown of each simulated one
   std::map<Config, std::size_t> row;        // index in result.configurations
@@ -162,6 +167,7 @@ std::optional<Candidate> admit(PlatformState& p, std::size_t index, Config point
     } catch (const ConfigError& e) {
       // Refused whatever the memory knobs (tp against the heads, ...): one invalid row.
       if (knobs != p.ladder.front()) continue;
+      p.refused.insert(c.layout());
       ++r.considered;
       auto& entry = r.configurations.emplace_back(config_json(c));
       record_invalid(p, entry, c, e);
@@ -371,6 +377,9 @@ PlatformState platform_state(const CompareRequest& req, const config::PlatformSp
   r.global_batch = global_batch;
   p.usable_B = (1 - req.memory_headroom) * r.capacity_B;
   p.speed = speed_values(req, spec.accelerator, workload_type);
+  p.start_sequence_parallel = p.speed.sequence_parallel.front();
+  p.start_attention = p.speed.attentions.front();
+  p.start_precision = p.speed.precisions.front();
   p.ladder = ladder_for(req);
   p.scenario_file = dir / fmt::format("platform{}.yaml", i);
   if (req.devices) p.overrides.push_back({"platform.node.devices", std::to_string(*req.devices)});
@@ -386,10 +395,25 @@ Config base_point(const PlatformState& p, int tp, int pp, int dp, int micro_batc
   c.pp = pp;
   c.dp = dp;
   c.micro_batch = micro_batch;
-  c.sequence_parallel = tp > 1 && p.speed.sequence_parallel.front();
-  c.attention = p.speed.attentions.front();
-  c.precision = p.speed.precisions.front();
+  c.sequence_parallel = tp > 1 && p.start_sequence_parallel;
+  c.attention = p.start_attention;
+  c.precision = p.start_precision;
   return c;
+}
+
+/// After a round: when the best configuration took another attention kind, precision or (with
+/// tp > 1) sequence-parallel setting than every layout started from, start from the best's values;
+/// returns whether they changed (every layout is then tried again with them).
+bool restart_from_best(PlatformState& p) {
+  const auto order = ranked(p);
+  if (order.empty()) return false;
+  const Config& best = order.front();
+  bool changed = false;
+  if (best.attention != p.start_attention) p.start_attention = best.attention, changed = true;
+  if (best.precision != p.start_precision) p.start_precision = best.precision, changed = true;
+  if (best.tp > 1 && best.sequence_parallel != p.start_sequence_parallel)
+    p.start_sequence_parallel = best.sequence_parallel, changed = true;
+  return changed;
 }
 
 /// Variations of `base`, one speed knob at a time.
@@ -604,34 +628,47 @@ std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
   for (std::size_t i = 0; i < specs.size(); ++i)
     platforms.push_back(platform_state(req, specs[i], workload.type, i, dir, global_batch));
 
-  // Pass 1: every layout at micro-batch 1 (or the fixed one), the first value of each speed knob.
-  std::vector<Candidate> candidates;
-  for (std::size_t i = 0; i < platforms.size(); ++i) {
-    const int devices = platforms[i].result.devices;
-    for (int tp : divisors(devices))
-      for (int pp : divisors(devices / tp))
-        if (auto c = admit(platforms[i], i, base_point(platforms[i], tp, pp, devices / tp / pp, req.micro_batch.value_or(1))))
-          candidates.push_back(std::move(*c));
-  }
-  simulate(platforms, candidates, req.jobs, "with the base knobs");
+  // A round of three passes over the active platforms (docs/compare.md, "How the search works").
+  const auto round = [&](const std::vector<bool>& active) {
+    // Pass 1: every layout at micro-batch 1 (or the fixed one), the starting speed knobs.
+    std::vector<Candidate> candidates;
+    for (std::size_t i = 0; i < platforms.size(); ++i) {
+      if (!active[i]) continue;
+      const int devices = platforms[i].result.devices;
+      for (int tp : divisors(devices))
+        for (int pp : divisors(devices / tp))
+          if (platforms[i].refused.count({tp, pp, devices / tp / pp}) == 0)  // refused once is enough
+            if (auto c = admit(platforms[i], i,
+                               base_point(platforms[i], tp, pp, devices / tp / pp, req.micro_batch.value_or(1))))
+              candidates.push_back(std::move(*c));
+    }
+    simulate(platforms, candidates, req.jobs, "with the starting knobs");
 
-  // Pass 2: the best layouts with each speed knob varied on its own.
-  std::vector<std::vector<Config>> bases(platforms.size());
-  candidates.clear();
-  for (std::size_t i = 0; i < platforms.size(); ++i) {
-    bases[i] = best_layouts(platforms[i]);
-    for (const Config& base : bases[i])
-      for (const Config& v : variations(platforms[i], base, req))
-        if (auto c = admit(platforms[i], i, v)) candidates.push_back(std::move(*c));
-  }
-  simulate(platforms, candidates, req.jobs, "varying one speed knob");
+    // Pass 2: the best layouts with each speed knob varied on its own.
+    std::vector<std::vector<Config>> bases(platforms.size());
+    candidates.clear();
+    for (std::size_t i = 0; i < platforms.size(); ++i) {
+      if (!active[i]) continue;
+      bases[i] = best_layouts(platforms[i]);
+      for (const Config& base : bases[i])
+        for (const Config& v : variations(platforms[i], base, req))
+          if (auto c = admit(platforms[i], i, v)) candidates.push_back(std::move(*c));
+    }
+    simulate(platforms, candidates, req.jobs, "varying one speed knob");
 
-  // Pass 3: the winning value of every speed knob together.
-  candidates.clear();
-  for (std::size_t i = 0; i < platforms.size(); ++i)
-    for (const Config& base : bases[i])
-      if (auto c = admit(platforms[i], i, combined(platforms[i], base))) candidates.push_back(std::move(*c));
-  simulate(platforms, candidates, req.jobs, "combining the best speed knobs");
+    // Pass 3: the winning value of every speed knob together.
+    candidates.clear();
+    for (std::size_t i = 0; i < platforms.size(); ++i)
+      for (const Config& base : bases[i])
+        if (auto c = admit(platforms[i], i, combined(platforms[i], base))) candidates.push_back(std::move(*c));
+    simulate(platforms, candidates, req.jobs, "combining the best speed knobs");
+  };
+  round(std::vector<bool>(platforms.size(), true));
+  // A second round where the best changed a platform-wide knob (an attention kind the kernel model
+  // finds slow on this accelerator ranks every layout wrongly).
+  std::vector<bool> again(platforms.size());
+  for (std::size_t i = 0; i < platforms.size(); ++i) again[i] = restart_from_best(platforms[i]);
+  if (std::find(again.begin(), again.end(), true) != again.end()) round(again);
 
   report_best(platforms, req);
 

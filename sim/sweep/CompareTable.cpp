@@ -122,7 +122,8 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
   o += fmt::format("A best configuration leaves {:.0f}% of the device memory free (memory headroom).\n",
                    100 * req.memory_headroom);
 
-  o += "\nwhy each best (the winner against the runner-up at the same fidelity):\n";
+  o += "\nwhy each best (its knobs; against the runner-up, the next fastest at the same fidelity; winner vs "
+       "runner-up):\n";
   for (const auto& r : results)
     if (!r.best.is_null()) o += fmt::format("* {}: {}.\n", short_platform(r.platform), why_best_text(r));
 

@@ -73,13 +73,14 @@ std::string why_best_text(const PlatformResult& r) {
     differs.push_back(fmt::format("{} {} vs {}", k, value_text(w.at("knobs").at(k)), value_text(u.at("knobs").at(k))));
   }
   return fmt::format(
-      "{} over {}: step {} vs {} ({:.1f} % faster), exposed communication {} vs {}, pipeline bubble {} vs {}, "
-      "memory {} vs {}; differs in {}",
-      knobs_text(w.at("knobs")), knobs_text(u.at("knobs")), duration(w.at("step_time_s").get<double>()),
-      duration(u.at("step_time_s").get<double>()), 100 * j.at("faster_by").get<double>(),
-      duration(w.at("exposed_comm_s").get<double>()), duration(u.at("exposed_comm_s").get<double>()),
-      duration(w.at("bubble_s").get<double>()), duration(u.at("bubble_s").get<double>()), bytes(w.at("memory_B")),
-      bytes(u.at("memory_B")), differs.empty() ? std::string("nothing (same knobs)") : fmt::format("{}", fmt::join(differs, ", ")));
+      "{}; the runner-up differs in {}: step {} vs {} ({:.1f} % faster), exposed communication {} vs {}, "
+      "pipeline bubble {} vs {}, memory {} vs {}",
+      knobs_text(w.at("knobs")),
+      differs.empty() ? std::string("nothing (same knobs)") : fmt::format("{}", fmt::join(differs, ", ")),
+      duration(w.at("step_time_s").get<double>()), duration(u.at("step_time_s").get<double>()),
+      100 * j.at("faster_by").get<double>(), duration(w.at("exposed_comm_s").get<double>()),
+      duration(u.at("exposed_comm_s").get<double>()), duration(w.at("bubble_s").get<double>()),
+      duration(u.at("bubble_s").get<double>()), bytes(w.at("memory_B")), bytes(u.at("memory_B")));
 }
 
 }  // namespace clearfog::sweep
