@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 
 #include "config/ConfigLoader.hpp"
 #include "sweep/Compare.hpp"
@@ -29,6 +30,11 @@ config::AcceleratorSpec accelerator_of(const std::string& platform_file) {
 TEST_CASE("tutorial 4: GPT 1.3B on five systems, each with its best parallelism", "[tutorials][simulation]") {
   auto request = sweep::load_compare_file(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/compare/gpt-1.3b.yaml");
   request.jobs = 2;
+  // The tutorial's recipe: only the layout and the micro-batch are searched.
+  for (const auto& [knob, value] : {std::pair{"zero_stage", "0"}, std::pair{"recompute", "none"},
+                                    std::pair{"sequence_parallel", "false"}, std::pair{"attention", "unfused"}})
+    REQUIRE(request.search.restrict(knob, {value}).empty());
+  request.memory_headroom = 0;
   const auto results = sweep::compare_platforms(request);
   REQUIRE(results.size() == 5);
   for (const auto& r : results) {
