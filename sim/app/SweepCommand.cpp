@@ -64,6 +64,7 @@ Command add_sweep_command(CLI::App& app) {
     std::vector<std::string> plots;
     std::string slurm;
     std::string html_file;
+    bool comm_profile = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("sweep", "run a scenario over the points of a sweep file, one process per point");
@@ -79,10 +80,12 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--html", o->html_file,
                   "write a self-contained HTML page (sortable results table, plots against each axis, Pareto "
                   "front) to FILE.html; `clearfog report DIR` writes it later");
+  cmd->add_flag("--comm-profile", o->comm_profile,
+                "also write each point's communication profile to DIR/comm/ID/ and its figures (comm.*) to results.csv");
   auto* slurm = cmd->add_option("--slurm", o->slurm,
                                 "N: write DIR/sweep.sbatch (a Slurm job array of N shards) and DIR/merge.sh, "
                                 "print how to submit them, run nothing");
-  for (const char* other : {"--shard", "--best", "--plot", "--html"}) slurm->excludes(other);
+  for (const char* other : {"--shard", "--best", "--plot", "--html", "--comm-profile"}) slurm->excludes(other);
   return {cmd, [o, slurm] {
             check_timeout_option(o->timeout_s);
             const auto spec = sweep::load_sweep(o->file);
@@ -100,6 +103,7 @@ Command add_sweep_command(CLI::App& app) {
             opt.out_dir = o->out;
             opt.timeout_s = o->timeout_s;
             opt.resume = o->resume;
+            opt.comm_profile = o->comm_profile;
             if (!o->shard.empty()) std::tie(opt.shard_index, opt.shard_count) = sweep::parse_shard(o->shard);
             opt.progress_bar = ::isatty(STDERR_FILENO) != 0;
             const auto tally = sweep::run_sweep(spec, opt);
