@@ -21,6 +21,7 @@ constexpr double kLegendRow = 20;    // px per legend entry
 constexpr double kLegendFont = 12;   // px
 constexpr double kTitleFont = 16;    // px
 constexpr double kMargin = 10;       // px
+constexpr double kLimitReach = 4;    // an x limit further than this times the largest x is left out
 constexpr const char* kDotColour = "#4c78a8";
 constexpr const char* kFrontColour = "#f58518";
 
@@ -113,11 +114,13 @@ std::vector<std::size_t> pareto_front(const std::vector<ScatterPoint>& points, b
 std::string pareto_plot_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
                             const std::vector<ScatterPoint>& points, bool y_higher_better,
                             const std::optional<XLimit>& x_limit) {
-  double x_max = x_limit ? x_limit->x : 0, y_max = 0, legend_w = 0;
+  double x_max = 0, y_max = 0, legend_w = 0;
   for (const auto& p : points) {
     x_max = std::max(x_max, p.x);
     y_max = std::max(y_max, p.y);
   }
+  const auto limit = x_limit && x_limit->x <= kLimitReach * x_max ? x_limit : std::nullopt;
+  if (limit) x_max = std::max(x_max, limit->x);
   for (const auto& e : legend_entries(points)) legend_w = std::max(legend_w, text_width_px(e.first, kLegendFont));
   const Scale sx(x_max), sy(y_max);
   const double width = std::max(kLeft + kPlotWidth + kLegendGap + 18 + legend_w + kMargin,
@@ -133,12 +136,12 @@ std::string pareto_plot_svg(const std::string& title, const std::string& x_label
   o += fmt::format("<text x=\"{:.0f}\" y=\"28\" font-size=\"{:.0f}\" font-weight=\"bold\">{}</text>\n", kLeft, kTitleFont,
                    xml_escape(title));
   o += axes_svg(sx, sy, x_label, y_label);
-  if (x_limit)
+  if (limit)
     o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"{3}\" "
                      "stroke-dasharray=\"6 4\"/>\n<text x=\"{4:.2f}\" y=\"{5:.2f}\" font-size=\"11\" "
                      "text-anchor=\"end\" fill=\"{3}\">{6}</text>\n",
-                     px(x_limit->x), kTop, kTop + kPlotHeight, kOomColour, px(x_limit->x) - 4, kTop + kPlotHeight - 6,
-                     xml_escape(x_limit->label));
+                     px(limit->x), kTop, kTop + kPlotHeight, kOomColour, px(limit->x) - 4, kTop + kPlotHeight - 6,
+                     xml_escape(limit->label));
   const auto front = pareto_front(points, y_higher_better);
   // The front as a staircase: each configuration is as good as the line to its right.
   std::string line;

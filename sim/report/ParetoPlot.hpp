@@ -19,7 +19,8 @@ struct ScatterPoint {
 /// better on one). OOM points are never on the front. Ties on both axes keep the first.
 std::vector<std::size_t> pareto_front(const std::vector<ScatterPoint>& points, bool y_higher_better);
 
-/// A limit of x drawn as a dashed red vertical line with its label (the device's memory capacity).
+/// A limit of x drawn as a dashed red vertical line with its label (the device's memory capacity);
+/// left out when it lies beyond 4x the largest x of a point, where it would squash them to the left.
 struct XLimit {
   double x = 0;
   std::string label;

@@ -20,42 +20,14 @@ using report::html_escape;
 
 constexpr double kBytesPerGB = 1e9;
 
-constexpr const char* kStyle = R"CSS(
-table.points { border-collapse: collapse; font-size: 12px; margin-top: 8px; }
-table.points th, table.points td { border: 1px solid #ddd; padding: 3px 7px; text-align: right; white-space: nowrap; }
-table.points th { background: #f0f0f0; cursor: pointer; user-select: none; }
-table.points th[data-order="asc"]::after { content: " \25B2"; } table.points th[data-order="desc"]::after { content: " \25BC"; }
-table.points td.text, table.points th.text { text-align: left; } table.points td.message { white-space: normal; max-width: 420px; }
-tr.oom td { background: #fde8e8; } tr.error td, tr.timeout td, tr.skipped td { color: #888; }
-tr.best td { background: #e6f4e6; font-weight: bold; }
-.plots { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 8px 16px; }
-.plot { margin: 10px 0 18px; }
-)CSS";
-
-// Script: sort the table by a heading's column on click (numbers as numbers, blanks last), and put
-// the row and plot counts on <body> for the headless-browser test.
+// Script: make the table sortable (report/HtmlPage.hpp), and put the row and plot counts on <body>
+// for the headless-browser test.
 constexpr const char* kScript = R"JS(
 (function () {
   var table = document.getElementById("points-table");
-  var body = table.tBodies[0], heads = table.tHead.rows[0].cells;
-  document.body.dataset.rows = String(body.rows.length);
+  document.body.dataset.rows = String(table.tBodies[0].rows.length);
   document.body.dataset.plots = String(document.querySelectorAll("div.plot svg").length);
-  function key(row, c) { var cell = row.cells[c]; var v = cell.getAttribute("data-v"); return v === null ? cell.textContent : v; }
-  function sortBy(c, asc) {
-    var rows = Array.prototype.slice.call(body.rows).map(function (r, i) { return { r: r, i: i, k: key(r, c) }; });
-    var numeric = rows.every(function (x) { return x.k === "" || !isNaN(Number(x.k)); });
-    rows.sort(function (a, b) {
-      if ((a.k === "") !== (b.k === "")) return a.k === "" ? 1 : -1;
-      var d = numeric ? Number(a.k) - Number(b.k) : (a.k < b.k ? -1 : a.k > b.k ? 1 : 0);
-      return (asc ? d : -d) || a.i - b.i;
-    });
-    rows.forEach(function (x) { body.appendChild(x.r); });
-    for (var k = 0; k < heads.length; ++k) heads[k].removeAttribute("data-order");
-    heads[c].setAttribute("data-order", asc ? "asc" : "desc");
-  }
-  Array.prototype.forEach.call(heads, function (h, c) {
-    h.addEventListener("click", function () { sortBy(c, h.getAttribute("data-order") !== "asc"); });
-  });
+  make_sortable(table);
   document.body.dataset.ready = "yes";
 })();
 )JS";
@@ -101,12 +73,6 @@ std::optional<int> best_point(const std::map<int, PointRecord>& points) {
   return best;
 }
 
-/// One numeric cell: the figure formatted for reading, the raw value for sorting.
-std::string cell(const std::optional<double>& v, const std::string& shown) {
-  if (!v) return "<td data-v=\"\"></td>";
-  return fmt::format("<td data-v=\"{}\">{}</td>", *v, html_escape(shown));
-}
-
 std::string format_or_blank(const std::optional<double>& v, units::Dimension d) {
   return v ? units::format(*v, d) : "";
 }
@@ -114,7 +80,7 @@ std::string format_or_blank(const std::optional<double>& v, units::Dimension d) 
 std::string table_html(const std::map<int, PointRecord>& points, const std::vector<std::string>& axes,
                        const std::optional<int>& best) {
   using units::Dimension;
-  std::string o = "<table class=\"points\" id=\"points-table\"><thead><tr><th>id</th>";
+  std::string o = "<div class=\"table-box\"><table class=\"points sortable\" id=\"points-table\"><thead><tr><th>id</th>";
   for (const auto& a : axes) o += "<th class=\"text\">" + html_escape(a) + "</th>";
   o += "<th class=\"text\">status</th><th>step time</th><th>throughput (/s)</th><th>MFU</th><th>memory / device</th>"
        "<th>capacity</th><th>exposed comm.</th><th>bubble</th><th class=\"text\">message</th></tr></thead>\n<tbody>\n";
@@ -132,16 +98,16 @@ std::string table_html(const std::map<int, PointRecord>& points, const std::vect
     const auto capacity = number(p, "memory", "capacity_B");
     const auto exposed = number(p, "communication", "exposed_s");
     const auto bubble = number(p, "parallel", "bubble_fraction");
-    o += cell(step, format_or_blank(step, Dimension::Time));
-    o += cell(rate, rate ? fmt::format("{:.4g}", *rate) : "");
-    o += cell(mfu, mfu ? fmt::format("{:.1f} %", 100 * *mfu) : "");
-    o += cell(memory, format_or_blank(memory, Dimension::Bytes));
-    o += cell(capacity, format_or_blank(capacity, Dimension::Bytes));
-    o += cell(exposed, format_or_blank(exposed, Dimension::Time));
-    o += cell(bubble, bubble ? fmt::format("{:.1f} %", 100 * *bubble) : "");
+    o += report::html_number_cell(step, format_or_blank(step, Dimension::Time));
+    o += report::html_number_cell(rate, rate ? fmt::format("{:.4g}", *rate) : "");
+    o += report::html_number_cell(mfu, mfu ? fmt::format("{:.1f} %", 100 * *mfu) : "");
+    o += report::html_number_cell(memory, format_or_blank(memory, Dimension::Bytes));
+    o += report::html_number_cell(capacity, format_or_blank(capacity, Dimension::Bytes));
+    o += report::html_number_cell(exposed, format_or_blank(exposed, Dimension::Time));
+    o += report::html_number_cell(bubble, bubble ? fmt::format("{:.1f} %", 100 * *bubble) : "");
     o += "<td class=\"text message\">" + html_escape(p.value("message", "")) + "</td></tr>\n";
   }
-  return o + "</tbody></table>\n";
+  return o + "</tbody></table></div>\n";
 }
 
 std::string cards_html(const std::map<int, PointRecord>& points, const std::optional<int>& best) {
@@ -224,7 +190,7 @@ std::string read_or_note(const std::filesystem::path& file) {
 std::string sweep_html(const std::string& name, const std::map<int, PointRecord>& points, const std::string& inputs_text) {
   const auto axes = axis_keys(points);
   const auto best = best_point(points);
-  std::string o = report::html_page_head("clearfog sweep — " + name, kStyle);
+  std::string o = report::html_page_head("clearfog sweep — " + name);
   o += fmt::format("<h1>{}</h1>\n<p class=\"note\">sweep of {} points over {}</p>\n", html_escape(name), points.size(),
                    html_escape(axes.empty() ? std::string("no axis") : fmt::format("{}", fmt::join(axes, ", "))));
   o += cards_html(points, best);
