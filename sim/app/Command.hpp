@@ -37,5 +37,6 @@ Command add_sweep_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
 
 }  // namespace clearfog::app

@@ -58,6 +58,7 @@ Command add_run_command(CLI::App& app) {
     std::string format = "text";
     bool ops = false;
     std::string trace_file;     // Chrome trace-event JSON
+    std::string trace_ranks;    // --trace-ranks: the devices the trace keeps ("" = all)
     std::string timeline_file;  // SVG Gantt chart
     std::string html_file;      // self-contained HTML report
     std::string csv_dir;        // ops.csv and devices.csv
@@ -74,7 +75,10 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--ops", o->ops,
                 "also print every kernel of the iteration as the kernel model priced it, and the algorithm, "
                 "protocol and channels of its collectives");
-  cmd->add_option("--trace", o->trace_file, "write a Chrome/Perfetto trace of the iteration to FILE.json");
+  auto* trace = cmd->add_option("--trace", o->trace_file, "write a Chrome/Perfetto trace of the iteration to FILE.json");
+  cmd->add_option("--trace-ranks", o->trace_ranks,
+                  "keep only these devices in the --trace file: ranks and ranges, e.g. 0-7,64")
+      ->needs(trace);
   cmd->add_option("--timeline", o->timeline_file, "write an SVG timeline (Gantt chart) of the iteration to FILE.svg");
   cmd->add_option("--csv", o->csv_dir, "write ops.csv, devices.csv and collectives.csv to DIR");
   cmd->add_option("--html", o->html_file,
@@ -99,6 +103,9 @@ Command add_run_command(CLI::App& app) {
             const auto scenario = config::load_scenario(o->scenario_file, overrides);
             // Output paths are checked before the simulation, which may take minutes.
             if (!o->trace_file.empty()) check_output_file(o->trace_file, "--trace");
+            const auto trace_ranks = o->trace_ranks.empty()
+                                         ? report::TraceRanks{}
+                                         : report::parse_trace_ranks(o->trace_ranks, scenario.platform.device_count());
             if (!o->timeline_file.empty()) check_output_file(o->timeline_file, "--timeline");
             if (!o->html_file.empty()) check_output_file(o->html_file, "--html");
             if (!o->csv_dir.empty()) prepare_output_directory(o->csv_dir, "--csv");
@@ -136,7 +143,9 @@ Command add_run_command(CLI::App& app) {
             const int devices = scenario.platform.device_count();
             if (!o->trace_file.empty())
               write(o->trace_file,
-                    report::chrome_trace_json(run.step.plan, run.simulation, devices, run.collectives.get()).dump() + "\n");
+                    report::chrome_trace_json(run.step.plan, run.simulation, devices, run.collectives.get(), trace_ranks)
+                            .dump() +
+                        "\n");
             if (!o->timeline_file.empty())
               write(o->timeline_file, report::timeline_svg(run.step.plan, run.simulation, scenario.name, devices));
             if (!o->html_file.empty()) write(o->html_file, html_report_page(scenario, run, o->sets));

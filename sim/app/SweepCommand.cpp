@@ -12,10 +12,12 @@
 #include "app/Command.hpp"
 #include "app/SlurmSweep.hpp"
 #include "core/Errors.hpp"
+#include "core/OutputPaths.hpp"
 #include "core/Quote.hpp"
 #include "sweep/Best.hpp"
 #include "sweep/Plot.hpp"
 #include "sweep/SweepChecks.hpp"
+#include "sweep/SweepReport.hpp"
 #include "sweep/SweepRunner.hpp"
 
 namespace clearfog::app {
@@ -61,6 +63,7 @@ Command add_sweep_command(CLI::App& app) {
     std::string best;
     std::vector<std::string> plots;
     std::string slurm;
+    std::string html_file;
     bool comm_profile = false;
   };
   auto o = std::make_shared<Options>();
@@ -74,12 +77,15 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--best", o->best, "print the top configurations by throughput, mfu or step_time")
       ->check(CLI::IsMember({"throughput", "mfu", "step_time"}));
   cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp (METRIC: throughput, mfu, step_time or a numeric summary key); writes DIR/plot-METRIC-AXIS.svg");
+  cmd->add_option("--html", o->html_file,
+                  "write a self-contained HTML page (sortable results table, plots against each axis, Pareto "
+                  "front) to FILE.html; `clearfog report DIR` writes it later");
   cmd->add_flag("--comm-profile", o->comm_profile,
                 "also write each point's communication profile to DIR/comm/ID/ and its figures (comm.*) to results.csv");
   auto* slurm = cmd->add_option("--slurm", o->slurm,
                                 "N: write DIR/sweep.sbatch (a Slurm job array of N shards) and DIR/merge.sh, "
                                 "print how to submit them, run nothing");
-  for (const char* other : {"--shard", "--best", "--plot", "--comm-profile"}) slurm->excludes(other);
+  for (const char* other : {"--shard", "--best", "--plot", "--html", "--comm-profile"}) slurm->excludes(other);
   return {cmd, [o, slurm] {
             check_timeout_option(o->timeout_s);
             const auto spec = sweep::load_sweep(o->file);
@@ -87,6 +93,10 @@ Command add_sweep_command(CLI::App& app) {
             for (const auto& p : o->plots) plots.push_back(parse_plot(p, spec));
             // Every axis key and value before the first point: a typo fails here, not in every point.
             sweep::check_sweep_values(spec);
+            if (!o->html_file.empty()) {
+              prepare_output_directory(o->out, "--out");  // --html DIR/report.html lies in it
+              check_output_file(o->html_file, "--html");
+            }
             if (slurm->count() > 0) return write_slurm_sweep(spec, {o->slurm, o->out, o->jobs, o->timeout_s});
             sweep::SweepOptions opt;
             opt.jobs = o->jobs;
@@ -107,6 +117,10 @@ Command add_sweep_command(CLI::App& app) {
                   std::filesystem::path(o->out) / fmt::format("plot-{}-{}.svg", file_part(metric), file_part(axis));
               sweep::write_file_atomically(file, sweep::sweep_plot_svg(points, metric, axis, spec.name));
               std::cout << "wrote " << file.string() << '\n';
+            }
+            if (!o->html_file.empty()) {
+              sweep::write_file_atomically(o->html_file, sweep::sweep_report_html(o->out, "--out"));
+              std::cout << "wrote " << o->html_file << '\n';
             }
             return kExitOk;
           }};

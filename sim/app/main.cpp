@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
       add_merge_command(app),
       add_compare_command(app),
       add_export_command(app),
+      add_report_command(app),
   };
 
   try {

@@ -1,11 +1,17 @@
 #include "report/ChromeTrace.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
+
+#include "core/Errors.hpp"
+#include "core/Quote.hpp"
 
 namespace clearfog::report {
 namespace {
@@ -49,14 +55,54 @@ std::vector<std::vector<int>> collective_of_ops(const program::Plan& plan, int d
   return of;
 }
 
+[[noreturn]] void bad_ranks(const std::string& text, const std::string& why, int devices) {
+  throw ConfigError({{{"--trace-ranks", 0, 0}, "",
+                      fmt::format("{}: {}; allowed: comma-separated ranks and ranges FIRST-LAST from 0 to {}, "
+                                  "e.g. 0-7,64",
+                                  quote(text), why, devices - 1)}});
+}
+
+/// A rank of --trace-ranks: decimal digits only, below `devices`.
+int parse_rank(const std::string& text, std::string_view item, int devices) {
+  int rank = 0;
+  const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), rank);
+  if (item.empty() || ec != std::errc() || end != item.data() + item.size() || item.front() == '-' ||
+      item.front() == '+')
+    bad_ranks(text, fmt::format("{} is not a rank", quote(std::string(item))), devices);
+  if (rank >= devices)
+    bad_ranks(text, fmt::format("rank {} is not below the device count {}", rank, devices), devices);
+  return rank;
+}
+
 }  // namespace
 
+TraceRanks parse_trace_ranks(const std::string& text, int devices) {
+  TraceRanks kept(static_cast<std::size_t>(std::max(devices, 0)), false);
+  std::string_view rest = text;
+  if (rest.empty()) bad_ranks(text, "no rank given", devices);
+  while (true) {
+    const auto comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    const auto dash = item.find('-', 1);  // a leading '-' is a negative rank, refused as a rank
+    const int first = parse_rank(text, item.substr(0, dash), devices);
+    const int last = dash == std::string_view::npos ? first : parse_rank(text, item.substr(dash + 1), devices);
+    if (last < first) bad_ranks(text, fmt::format("range {}-{} is reversed", first, last), devices);
+    for (int r = first; r <= last; ++r) kept[static_cast<std::size_t>(r)] = true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return kept;
+}
+
 nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine::SimulationResult& result,
-                                         int device_count, const collectives::CollectiveLog* log) {
+                                         int device_count, const collectives::CollectiveLog* log,
+                                         const TraceRanks& ranks) {
   const int devices = device_count < 0 ? plan.rank_count() : std::min(device_count, plan.rank_count());
+  const auto kept = [&](int r) { return r < devices && (ranks.empty() || (r < static_cast<int>(ranks.size()) && ranks[r])); };
   const auto collective_of = collective_of_ops(plan, devices, log);
   auto events = nlohmann::ordered_json::array();
   for (int r = 0; r < devices; ++r) {
+    if (!kept(r)) continue;
     events.push_back(metadata("process_name", r, 0, "device " + std::to_string(r)));
     nlohmann::ordered_json sort;
     sort["name"] = "process_sort_index";
@@ -77,6 +123,7 @@ nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine
   // Complete events, per thread in start order (stable: program order breaks ties), so timestamps
   // never decrease along a thread.
   for (int r = 0; r < devices; ++r) {
+    if (!kept(r)) continue;
     const auto& ops = plan.ranks[r].ops();
     std::vector<program::OpIndex> order(ops.size());
     for (program::OpIndex i = 0; i < order.size(); ++i) order[i] = i;
@@ -118,15 +165,18 @@ nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine
   // when the sending op starts and ends, bound to the enclosing slice, when the receiving op ends.
   std::map<std::tuple<int, int, std::uint64_t>, program::OpIndex> receive_of;  // (src, dst, tag) -> op on dst
   for (int r = 0; r < devices; ++r) {
+    if (!kept(r)) continue;
     const auto& ops = plan.ranks[r].ops();
     for (program::OpIndex i = 0; i < ops.size(); ++i)
       for (const auto& rv : ops[i].recvs) receive_of.emplace(std::tuple(rv.peer, r, rv.tag), i);
   }
   std::uint64_t flow_id = 0;
   for (int r = 0; r < devices; ++r) {
+    if (!kept(r)) continue;
     const auto& ops = plan.ranks[r].ops();
     for (program::OpIndex i = 0; i < ops.size(); ++i) {
       for (const auto& s : ops[i].sends) {
+        if (!kept(s.peer)) continue;
         const auto it = receive_of.find(std::tuple(r, s.peer, s.tag));
         if (it == receive_of.end()) continue;
         const auto& dst_op = plan.ranks[s.peer].op(it->second);

@@ -6,6 +6,7 @@
 
 #include "core/Units.hpp"
 #include "report/CommProfile.hpp"
+#include "report/HtmlPage.hpp"
 #include "report/TimelineSvg.hpp"
 
 namespace clearfog::report {
@@ -20,13 +21,9 @@ constexpr double kChartRight = 180;   // px, legend on the right
 std::string seconds(double s) { return units::format(s, Dimension::Time); }
 std::string bytes(double b) { return units::format(b, Dimension::Bytes); }
 
-// Scripts: count the timeline's lanes, record errors (a headless test reads both from the DOM),
-// and zoom the timeline horizontally with the wheel (double click resets).
+// Script: count the timeline's lanes (a headless test reads them from the DOM) and zoom the timeline
+// horizontally with the wheel (double click resets).
 constexpr const char* kScript = R"JS(
-document.body.dataset.errors = "0";
-window.addEventListener("error", function () {
-  document.body.dataset.errors = String(Number(document.body.dataset.errors) + 1);
-});
 (function () {
   var box = document.getElementById("timeline-chart");
   var svg = box ? box.querySelector("svg") : null;
@@ -50,32 +47,18 @@ window.addEventListener("error", function () {
 )JS";
 
 constexpr const char* kStyle = R"CSS(
-body { font-family: sans-serif; margin: 24px; color: #222; max-width: 1240px; }
-h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; }
-.cards { display: flex; gap: 12px; flex-wrap: wrap; }
-.card { border: 1px solid #ddd; border-radius: 6px; padding: 8px 14px; min-width: 140px; }
-.card b { display: block; font-size: 20px; } .card.bad { border-color: #d62728; color: #d62728; }
-pre { background: #f7f7f7; padding: 10px; overflow-x: auto; font-size: 12px; }
-.note { color: #666; font-size: 13px; } svg { max-width: 100%; height: auto; }
 #timeline-chart svg { cursor: zoom-in; }
 )CSS";
-
-std::string html_escape(std::string_view text) { return xml_escape(text); }
-
-std::string card(const std::string& label, const std::string& value, bool bad = false) {
-  return fmt::format("<div class=\"card{}\">{}<b>{}</b></div>\n", bad ? " bad" : "", html_escape(label),
-                     html_escape(value));
-}
 
 std::string summary_cards(const HtmlReportInputs& in) {
   const auto& m = in.metrics;
   std::string o = "<div class=\"cards\">\n";
-  o += card("step time", seconds(m.step_time_s));
-  o += card("throughput", fmt::format("{:.4g} {}/s", m.samples_per_s, m.sample_unit.empty() ? "samples" : m.sample_unit));
-  o += card("MFU", fmt::format("{:.1f} %", 100 * m.mfu));
-  o += card("exposed communication", seconds(m.exposed_comm_s));
-  if (m.bubble_fraction > 0) o += card("pipeline bubble", fmt::format("{:.1f} %", 100 * m.bubble_fraction));
-  o += card("memory per device", fmt::format("{} of {}", bytes(m.memory.total_B()), bytes(m.memory.capacity_B)),
+  o += html_card("step time", seconds(m.step_time_s));
+  o += html_card("throughput", fmt::format("{:.4g} {}/s", m.samples_per_s, m.sample_unit.empty() ? "samples" : m.sample_unit));
+  o += html_card("MFU", fmt::format("{:.1f} %", 100 * m.mfu));
+  o += html_card("exposed communication", seconds(m.exposed_comm_s));
+  if (m.bubble_fraction > 0) o += html_card("pipeline bubble", fmt::format("{:.1f} %", 100 * m.bubble_fraction));
+  o += html_card("memory per device", fmt::format("{} of {}", bytes(m.memory.total_B()), bytes(m.memory.capacity_B)),
             !m.memory.fits());
   return o + "</div>\n";
 }
@@ -166,16 +149,6 @@ std::string memory_svg(const parallel::MemoryEstimate& m) {
   return o + legend(kChartWidth - kChartRight + 16, 4, entries) + "</svg>\n";
 }
 
-std::string section(const std::string& id, const std::string& title, const std::string& body) {
-  return fmt::format("<h2 id=\"{}\">{}</h2>\n{}", id, html_escape(title), body);
-}
-
-/// An SVG document made inline: its XML declaration dropped.
-std::string inline_svg(std::string svg) {
-  if (svg.rfind("<?xml", 0) == 0) svg.erase(0, svg.find('\n') + 1);
-  return svg;
-}
-
 }  // namespace
 
 DeviceBreakdown device_breakdown(const program::Plan& plan, const engine::SimulationResult& result, int rank) {
@@ -196,27 +169,26 @@ DeviceBreakdown device_breakdown(const program::Plan& plan, const engine::Simula
 std::string html_report(const HtmlReportInputs& in) {
   const auto& s = in.scenario;
   const int devices = s.platform.device_count();
-  std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  o += fmt::format("<title>clearfog — {}</title>\n<style>{}</style></head>\n<body>\n", html_escape(s.name), kStyle);
+  std::string o = html_page_head("clearfog — " + s.name, kStyle);
   o += fmt::format("<h1>{}</h1>\n<p class=\"note\">{} on {}, {} devices — one simulated training iteration</p>\n",
                    html_escape(s.name), html_escape(s.workload.name), html_escape(s.platform.name), devices);
   o += summary_cards(in);
-  o += section("breakdown", "Where each device's time goes (compute stream)",
+  o += html_section("breakdown", "Where each device's time goes (compute stream)",
                "<p class=\"note\">Busy time by category; grey is idle: pipeline bubble, waits for "
                "communication. Hover for values.</p>\n" + breakdown_svg(in.plan, in.simulation, devices));
-  o += section("memory", "Memory per device (estimate) against capacity", memory_svg(in.metrics.memory));
-  o += section("timeline", "Timeline",
+  o += html_section("memory", "Memory per device (estimate) against capacity", memory_svg(in.metrics.memory));
+  o += html_section("timeline", "Timeline",
                "<p class=\"note\">Wheel to zoom, double click to reset; hover a bar for the op.</p>\n<div id=\"timeline-chart\">" +
                    inline_svg(timeline_svg(in.plan, in.simulation, s.name, devices)) + "</div>\n");
   const auto profile = build_comm_profile(in.plan, in.simulation, in.collectives, devices, s.parallelism.zero_stage);
-  o += section("communication", "Communication profile",
+  o += html_section("communication", "Communication profile",
                "<pre>" + html_escape(render_comm_summary(profile)) + "</pre>\n" +
                    inline_svg(comm_histogram_svg(profile, s.name + " — message sizes")));
-  o += section("summary", "Summary", "<pre>" + html_escape(in.summary_text) + "</pre>\n");
+  o += html_section("summary", "Summary", "<pre>" + html_escape(in.summary_text) + "</pre>\n");
   if (!in.platform_text.empty())
-    o += section("platform", "Platform", "<pre>" + html_escape(in.platform_text) + "</pre>\n");
-  o += section("inputs", "Inputs", "<pre>" + html_escape(in.inputs_text) + "</pre>\n");
-  return o + "<script>" + kScript + "</script>\n</body></html>\n";
+    o += html_section("platform", "Platform", "<pre>" + html_escape(in.platform_text) + "</pre>\n");
+  o += html_section("inputs", "Inputs", "<pre>" + html_escape(in.inputs_text) + "</pre>\n");
+  return o + html_page_tail(kScript);
 }
 
 }  // namespace clearfog::report

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 #include <cmath>
 
 #include "report/TimelineSvg.hpp"
@@ -25,18 +25,8 @@ constexpr double kMargin = 10;       // px
 constexpr double kGlyphEm = 0.62;
 constexpr double kLegendFont = 11;   // px
 constexpr double kTitleFont = 16;    // px
-constexpr std::array<const char*, 8> kColours = {"#4c78a8", "#f58518", "#54a24b", "#e45756",
-                                                 "#b279a2", "#72b7b2", "#9d755d", "#eeca3b"};
+constexpr std::size_t kColourCount = std::size(kPlotColours);
 constexpr const char* kOomLegend = "OOM: memory estimate exceeds the device";
-
-std::string number_label(double v) {
-  if (v == 0) return "0";
-  const double a = std::fabs(v);
-  if (a >= 1e6 || a < 1e-3) return fmt::format("{:.3g}", v);
-  return fmt::format("{:g}", v);
-}
-
-double text_width(const std::string& text, double font_px) { return static_cast<double>(text.size()) * font_px * kGlyphEm; }
 
 bool is_oom(const PlotSeries& s, std::size_t i) { return i < s.oom.size() && s.oom[i]; }
 
@@ -79,9 +69,9 @@ Frame make_frame(const std::string& title, const std::vector<std::string>& x, co
   f.categories = std::max<std::size_t>(x.size(), 1);
   const auto entries = legend_entries(series);
   double legend_w = 0;
-  for (const auto& e : entries) legend_w = std::max(legend_w, text_width(e, kLegendFont));
+  for (const auto& e : entries) legend_w = std::max(legend_w, text_width_px(e, kLegendFont));
   f.width = std::max({kMinWidth, kLeft + kPlotWidth + kLegendText + legend_w + kMargin,
-                      kLeft + text_width(title, kTitleFont) + kMargin});
+                      kLeft + text_width_px(title, kTitleFont) + kMargin});
   f.height = std::max(kMinHeight, f.legend_y(entries.size()) + kMargin);
   return f;
 }
@@ -94,7 +84,7 @@ std::string axes_svg(const Frame& f, const std::string& x_label, const std::stri
     o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"#dddddd\"/>\n", kLeft, y,
                      kLeft + kPlotWidth, y);
     o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
-                     kLeft - 6, y, number_label(k * f.tick));
+                     kLeft - 6, y, tick_label(k * f.tick));
   }
   const double bottom = kTop + kPlotHeight;
   o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"black\"/>\n", kLeft, kTop, bottom);
@@ -135,7 +125,7 @@ std::string series_svg(const Frame& f, const PlotSeries& s, const char* colour, 
   for (std::size_t i = 0; i < x.size() && i < s.y.size(); ++i) {
     if (!s.y[i]) continue;
     const bool oom = is_oom(s, i);
-    const auto tip = fmt::format("{} = {}: {}{}", x_label, x[i], number_label(*s.y[i]), oom ? " (OOM: does not fit)" : "");
+    const auto tip = fmt::format("{} = {}: {}{}", x_label, x[i], tick_label(*s.y[i]), oom ? " (OOM: does not fit)" : "");
     if (oom)
       o += fmt::format("<circle class=\"oom\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"white\" stroke=\"{}\" "
                        "stroke-width=\"2\"><title>{}</title></circle>\n",
@@ -159,7 +149,7 @@ std::string legend_svg(const Frame& f, const std::vector<PlotSeries>& series) {
   for (std::size_t s = 0; s < series.size(); ++s) {
     if (series[s].name.empty()) continue;
     o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{2:.2f}\" y2=\"{1:.2f}\" stroke=\"{3}\" stroke-width=\"2\"/>\n",
-                     x0, f.legend_y(row), x0 + 24, kColours[s % kColours.size()]);
+                     x0, f.legend_y(row), x0 + 24, kPlotColours[s % kColourCount]);
     o += text(series[s].name);
     ++row;
   }
@@ -174,6 +164,17 @@ std::string legend_svg(const Frame& f, const std::vector<PlotSeries>& series) {
 
 }  // namespace
 
+std::string tick_label(double v) {
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  if (a >= 1e6 || a < 1e-3) return fmt::format("{:.3g}", v);
+  return fmt::format("{:g}", v);
+}
+
+double text_width_px(const std::string& text, double font_px) {
+  return static_cast<double>(text.size()) * font_px * kGlyphEm;
+}
+
 std::string line_plot_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
                           const std::vector<std::string>& x, const std::vector<PlotSeries>& series) {
   const Frame f = make_frame(title, x, series);
@@ -185,7 +186,7 @@ std::string line_plot_svg(const std::string& title, const std::string& x_label, 
   o += fmt::format("<text x=\"{:.0f}\" y=\"28\" font-size=\"{:.0f}\" font-weight=\"bold\">{}</text>\n", kLeft, kTitleFont,
                    xml_escape(title));
   o += axes_svg(f, x_label, y_label, x);
-  for (std::size_t s = 0; s < series.size(); ++s) o += series_svg(f, series[s], kColours[s % kColours.size()], x_label, x);
+  for (std::size_t s = 0; s < series.size(); ++s) o += series_svg(f, series[s], kPlotColours[s % kColourCount], x_label, x);
   o += legend_svg(f, series);
   o += "</svg>\n";
   return o;

@@ -20,6 +20,16 @@ struct PlotSeries {
 /// configuration that can run.
 inline constexpr const char* kOomColour = "#d62728";
 
+/// The series colours, in order.
+inline constexpr const char* kPlotColours[] = {"#4c78a8", "#f58518", "#54a24b", "#e45756",
+                                               "#b279a2", "#72b7b2", "#9d755d", "#eeca3b"};
+
+/// A tick or value label: "0", "12.5", "1.23e+07".
+std::string tick_label(double v);
+
+/// The width in px `text` takes at `font_px` in a sans-serif font, estimated from above.
+double text_width_px(const std::string& text, double font_px);
+
 std::string line_plot_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
                           const std::vector<std::string>& x_categories, const std::vector<PlotSeries>& series);
 

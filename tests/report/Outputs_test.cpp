@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/Errors.hpp"
 #include "report/ChromeTrace.hpp"
 #include "report/CsvTables.hpp"
 #include "report/TimelineSvg.hpp"
@@ -85,6 +86,43 @@ TEST_CASE("report::chrome_trace_json: follows the trace-event format", "[report]
   // One flow per send, each with exactly one start and one finish.
   CHECK(flow_phases.size() == static_cast<std::size_t>(ranks));
   for (const auto& [id, phases] : flow_phases) CHECK(phases == "sf");
+}
+
+TEST_CASE("report::parse_trace_ranks: ranks and ranges below the device count", "[report][trace]") {
+  const auto kept = report::parse_trace_ranks("0-7,64", 128);
+  REQUIRE(kept.size() == 128);
+  for (int r = 0; r < 128; ++r) CHECK(kept[r] == (r <= 7 || r == 64));
+  CHECK(report::parse_trace_ranks("3", 4) == std::vector<bool>{false, false, false, true});
+  CHECK(report::parse_trace_ranks("2-2,0", 4) == std::vector<bool>{true, false, true, false});
+  for (const char* bad : {"", "8", "0-8", "3-1", "a", "1,", ",1", "-1", "1-", "1-2-3", " 1", "+1", "99999999999"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(report::parse_trace_ranks(bad, 8), ConfigError);
+  }
+  CHECK_THROWS_WITH(report::parse_trace_ranks("0-8", 8),
+                    Catch::Contains("--trace-ranks: \"0-8\": rank 8 is not below the device count 8") &&
+                        Catch::Contains("from 0 to 7"));
+}
+
+TEST_CASE("report::chrome_trace_json: --trace-ranks keeps only those devices", "[report][trace]") {
+  const int ranks = 8;
+  const auto f = ring_fixture(ranks);
+  const auto kept = report::parse_trace_ranks("1-2,5", ranks);
+  const auto trace = report::chrome_trace_json(f.plan, f.result, ranks, nullptr, kept);
+  std::size_t expected_ops = 0, expected_flows = 0;
+  for (int r = 0; r < ranks; ++r) {
+    if (!kept[r]) continue;
+    expected_ops += f.plan.ranks[r].size();
+    if (kept[(r + 1) % ranks]) ++expected_flows;  // each rank sends to the next
+  }
+  std::size_t complete = 0, flow_starts = 0;
+  for (const auto& e : trace.at("traceEvents")) {
+    CHECK(kept[e.at("pid").get<int>()]);
+    complete += e.at("ph") == "X";
+    flow_starts += e.at("ph") == "s";
+  }
+  CHECK(complete == expected_ops);
+  CHECK(flow_starts == expected_flows);
+  CHECK(trace.dump().size() < report::chrome_trace_json(f.plan, f.result, ranks).dump().size());
 }
 
 TEST_CASE("report::timeline_svg: well-formed, deterministic, capped", "[report]") {

@@ -197,3 +197,19 @@ TEST_CASE("the shipped dp-scaling sweep: every point runs and its plot has a ful
   }
   CHECK(lines == kPlatforms);
 }
+
+TEST_CASE("clearfog sweep --html and clearfog report DIR write the same page, a row per point", "[sweep][cli][html]") {
+  const auto dir = fresh_dir("html");
+  REQUIRE(run_clearfog("sweep " + (kData / "html.yaml").string() + " --jobs 2 --out " + dir.string() + " --html " +
+                       (dir / "first.html").string()) == 0);
+  REQUIRE(run_clearfog("report " + dir.string()) == 0);
+  const auto page = read(dir / "report.html");
+  CHECK(page == read(dir / "first.html"));
+  std::size_t rows_in_page = 0;
+  for (auto at = page.find("<tr class="); at != std::string::npos; at = page.find("<tr class=", at + 1)) ++rows_in_page;
+  CHECK(rows_in_page == points_in(dir));
+  // Rewriting the page gives the same bytes.
+  REQUIRE(run_clearfog("report " + dir.string() + " --html " + (dir / "again.html").string()) == 0);
+  CHECK(read(dir / "again.html") == page);
+  CHECK(run_clearfog("report " + (dir / "points").string()) == 2);  // not a sweep directory
+}
