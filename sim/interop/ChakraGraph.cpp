@@ -67,7 +67,7 @@ void ChakraGraph::sort_topologically() {
                                                 return w > 0;
                                               }) - waiting.begin());
   throw ChakraImportError(file_.string(), where(stuck),
-                          fmt::format("its dependencies form a cycle ({} nodes of the file cannot be ordered); "
+                          fmt::format("it is in or behind a dependency cycle ({} nodes of the file cannot be ordered); "
                                       "allowed: ctrl_deps and data_deps without cycles",
                                       size() - order_.size()));
 }
