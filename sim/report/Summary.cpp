@@ -196,6 +196,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                         {"pipeline_wait_s", m.pipeline_wait_s},
                         {"buckets", m.buckets},
                         {"gradient_bytes", m.gradient_bytes}};
+  // An imported trace has no model: no parameters, no memory estimate (null, never 0).
+  if (!m.described) j["parameters"] = nullptr;
   j["memory"] = {{"weights_B", m.memory.weights_B},
                  {"gradients_B", m.memory.gradients_B},
                  {"optimizer_B", m.memory.optimizer_B},
@@ -204,6 +206,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                  {"total_B", m.memory.total_B()},
                  {"capacity_B", m.memory.capacity_B},
                  {"fits", m.memory.fits()}};
+  if (!m.described) j["memory"] = nullptr;
   j["parallel"] = {{"sequence_parallel", s.parallelism.sequence_parallel},
                    {"virtual_stages", s.parallelism.virtual_stages},
                    {"schedule", s.parallelism.schedule},
