@@ -61,6 +61,7 @@ Command add_sweep_command(CLI::App& app) {
     std::string best;
     std::vector<std::string> plots;
     std::string slurm;
+    bool comm_profile = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("sweep", "run a scenario over the points of a sweep file, one process per point");
@@ -73,10 +74,12 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--best", o->best, "print the top configurations by throughput, mfu or step_time")
       ->check(CLI::IsMember({"throughput", "mfu", "step_time"}));
   cmd->add_option("--plot", o->plots, "METRIC:AXIS, e.g. throughput:parallelism.dp (METRIC: throughput, mfu, step_time or a numeric summary key); writes DIR/plot-METRIC-AXIS.svg");
+  cmd->add_flag("--comm-profile", o->comm_profile,
+                "also write each point's communication profile to DIR/comm/ID/ and its figures (comm.*) to results.csv");
   auto* slurm = cmd->add_option("--slurm", o->slurm,
                                 "N: write DIR/sweep.sbatch (a Slurm job array of N shards) and DIR/merge.sh, "
                                 "print how to submit them, run nothing");
-  for (const char* other : {"--shard", "--best", "--plot"}) slurm->excludes(other);
+  for (const char* other : {"--shard", "--best", "--plot", "--comm-profile"}) slurm->excludes(other);
   return {cmd, [o, slurm] {
             check_timeout_option(o->timeout_s);
             const auto spec = sweep::load_sweep(o->file);
@@ -90,6 +93,7 @@ Command add_sweep_command(CLI::App& app) {
             opt.out_dir = o->out;
             opt.timeout_s = o->timeout_s;
             opt.resume = o->resume;
+            opt.comm_profile = o->comm_profile;
             if (!o->shard.empty()) std::tie(opt.shard_index, opt.shard_count) = sweep::parse_shard(o->shard);
             opt.progress_bar = ::isatty(STDERR_FILENO) != 0;
             const auto tally = sweep::run_sweep(spec, opt);

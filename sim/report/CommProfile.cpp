@@ -112,30 +112,72 @@ std::string comm_profile_csv(const CommProfile& profile) {
   return out;
 }
 
-std::string render_comm_summary(const CommProfile& profile) {
-  struct Row {
-    double collectives = 0, messages = 0, payload = 0, sent = 0, time = 0, exposed = 0;
-  };
-  std::map<std::string, Row> rows;
+std::map<std::string, CommAxisTotals> comm_axis_totals(const CommProfile& profile) {
+  std::map<std::string, CommAxisTotals> rows;
   for (const auto& e : profile.events) {
     auto& r = rows[e.axis];
     const double w = per_device_share(e, profile.devices);
-    (e.op == "sendrecv" ? r.messages : r.collectives) += 1;
-    r.payload += w * e.payload_B;
-    r.sent += w * e.sent_B;
-    r.time += w * (e.end_s - e.start_s);
-    r.exposed += w * e.exposed_s;
+    (e.op == "sendrecv" ? r.messages : r.collectives) += w;
+    r.payload_B += w * e.payload_B;
+    r.sent_B += w * e.sent_B;
+    r.time_s += w * (e.end_s - e.start_s);
+    r.exposed_s += w * e.exposed_s;
   }
+  return rows;
+}
+
+namespace {
+
+/// The median payload of `sizes` (sorted in place); the mean of the middle two for an even count.
+double median_of(std::vector<double>& sizes) {
+  std::sort(sizes.begin(), sizes.end());
+  const std::size_t n = sizes.size();
+  return n % 2 == 1 ? sizes[n / 2] : (sizes[n / 2 - 1] + sizes[n / 2]) / 2;
+}
+
+}  // namespace
+
+nlohmann::ordered_json comm_profile_json(const CommProfile& profile) {
+  std::map<std::string, std::vector<double>> sizes;
+  double count = 0, p2p_count = 0, sent = 0, p2p_sent = 0, small = 0;
+  for (const auto& e : profile.events) {
+    sizes[e.axis].push_back(e.payload_B);
+    const double w = per_device_share(e, profile.devices);
+    const bool p2p = e.op == "sendrecv";
+    count += w;
+    sent += w * e.sent_B;
+    if (p2p) p2p_count += w, p2p_sent += w * e.sent_B;
+    if (e.payload_B < kSmallMessage_B) small += w;
+  }
+  nlohmann::ordered_json out;
+  const auto totals = comm_axis_totals(profile);
+  for (const char* axis : kAxes) {
+    const auto it = totals.find(axis);
+    if (it == totals.end()) continue;
+    const CommAxisTotals& t = it->second;
+    auto& sizes_of = sizes[axis];
+    out[axis] = {{"collectives", t.collectives}, {"messages", t.messages},   {"payload_B", t.payload_B},
+                 {"sent_B", t.sent_B},           {"time_s", t.time_s},       {"exposed_s", t.exposed_s},
+                 {"median_message_B", median_of(sizes_of)}, {"max_message_B", sizes_of.back()}};
+  }
+  out["p2p_message_share"] = count > 0 ? p2p_count / count : 0.0;
+  out["p2p_bytes_share"] = sent > 0 ? p2p_sent / sent : 0.0;
+  out["small_message_share"] = count > 0 ? small / count : 0.0;
+  return out;
+}
+
+std::string render_comm_summary(const CommProfile& profile) {
+  const auto rows = comm_axis_totals(profile);
   std::string out = fmt::format("Communication per device and iteration (mean over {} devices)\n", profile.devices);
   out += fmt::format("  {:<5} {:>11} {:>9} {:>12} {:>12} {:>12} {:>12}\n", "axis", "collectives", "messages",
                      "payload", "sent", "time", "exposed");
   for (const char* axis : kAxes) {
     const auto it = rows.find(axis);
     if (it == rows.end()) continue;
-    const Row& r = it->second;
-    out += fmt::format("  {:<5} {:>11} {:>9} {:>12} {:>12} {:>12} {:>12}\n", axis, r.collectives, r.messages,
-                       bytes_text(r.payload), bytes_text(r.sent), seconds_text(r.time),
-                       seconds_text(r.exposed));
+    const CommAxisTotals& r = it->second;
+    out += fmt::format("  {:<5} {:>11.4g} {:>9.4g} {:>12} {:>12} {:>12} {:>12}\n", axis, r.collectives, r.messages,
+                       bytes_text(r.payload_B), bytes_text(r.sent_B), seconds_text(r.time_s),
+                       seconds_text(r.exposed_s));
   }
   return out;
 }
@@ -163,7 +205,7 @@ std::string comm_histogram_svg(const CommProfile& profile, const std::string& ti
       width, top + plot_h + bottom, left, xml_escape(title + ": messages per size and axis"));
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"black\"/>\n", left, top + plot_h,
                      width - right);
-  svg += fmt::format("<text x=\"12\" y=\"{}\" transform=\"rotate(-90 12 {})\">count (log scale)</text>\n",
+  svg += fmt::format("<text x=\"12\" y=\"{}\" text-anchor=\"middle\" transform=\"rotate(-90 12 {})\">collectives and messages (log scale)</text>\n",
                      top + plot_h / 2, top + plot_h / 2);
   const double log_most = std::log10(most + 1.0);
   int series = 0;
@@ -175,6 +217,9 @@ std::string comm_histogram_svg(const CommProfile& profile, const std::string& ti
                          "{} messages of {} to {}</title></rect>\n",
                          x, top + plot_h - h, bar, h, colour.count(axis) ? colour.at(axis) : "#999", axis, n,
                          bytes_text(std::ldexp(1.0, b)), bytes_text(std::ldexp(1.0, b + 1)));
+      // The count over its bar: the log-scaled axis has no ticks to read it from.
+      svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" font-size=\"9\">{}</text>\n",
+                         x + bar / 2, top + plot_h - h - 3, n);
     }
     const double lx = left + 70.0 * series, ly = 32;  // legend in a row under the title
     svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"10\" height=\"10\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{}</text>\n",

@@ -5,8 +5,11 @@
 // axis the count, volume and time; a histogram of message sizes per axis as SVG.
 // `clearfog run --comm-profile DIR`; columns and definitions: docs/output.md.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "collectives/CollectiveLog.hpp"
 #include "engine/SimulationResult.hpp"
@@ -42,6 +45,22 @@ CommProfile build_comm_profile(const program::Plan& plan, const engine::Simulati
 /// What one event counts for in a per-device mean: a collective for each of its members, a
 /// pipeline message for its sender: members / devices or 1 / devices.
 double per_device_share(const CommEvent& e, int devices);
+
+/// One axis's communication per device and iteration: each event weighted by per_device_share.
+struct CommAxisTotals {
+  double collectives = 0, messages = 0;  // calls a device makes; messages: pipeline point-to-point sends
+  double payload_B = 0, sent_B = 0, time_s = 0, exposed_s = 0;
+};
+std::map<std::string, CommAxisTotals> comm_axis_totals(const CommProfile& profile);
+
+/// Messages below this payload count as small: below about 1 MiB NCCL's bus bandwidth on NVLink and
+/// InfiniBand is well under half its peak (nccl-tests curves), so latency, not bandwidth, prices them.
+constexpr double kSmallMessage_B = 1 << 20;
+
+/// The profile in one JSON object (the `comm` section of a sweep point, docs/output.md): per axis
+/// its totals, median and largest message; over all axes the shares of point-to-point messages
+/// (by count and by bytes sent) and of small messages.
+nlohmann::ordered_json comm_profile_json(const CommProfile& profile);
 
 std::string comm_profile_csv(const CommProfile& profile);
 /// Per axis: collectives, p2p messages, payload and sent bytes per device per iteration (each event

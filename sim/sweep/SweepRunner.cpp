@@ -27,6 +27,7 @@
 #include "core/OutputPaths.hpp"
 #include "core/Quote.hpp"
 #include "driver/ScenarioRun.hpp"
+#include "report/CommProfile.hpp"
 #include "report/Summary.hpp"
 
 namespace clearfog::sweep {
@@ -89,11 +90,35 @@ struct Running {
 
 }  // namespace
 
-PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point) {
+namespace {
+
+/// Writes the point's communication profile into `dir` (made afresh) and returns its JSON.
+nlohmann::ordered_json write_point_comm_profile(const std::filesystem::path& dir, const SweepPoint& point,
+                                                const config::ScenarioSpec& scenario, const driver::ScenarioRun& run) {
+  const auto profile = report::build_comm_profile(run.step.plan, run.simulation, *run.collectives,
+                                                  scenario.platform.device_count(), scenario.parallelism.zero_stage);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // Short enough for the chart's title: the last part of each key, a file's stem for a path.
+  std::string title = fmt::format("point {}", point.id);
+  for (const auto& [key, label] : point.axes) {
+    const std::string name = key.substr(key.rfind('.') + 1);
+    const bool path = label.ends_with(".yaml") || label.ends_with(".yml");
+    title += fmt::format("{} {} {}", title.ends_with(std::to_string(point.id)) ? ":" : ",", name,
+                         path ? std::filesystem::path(label).stem().string() : label);
+  }
+  report::write_comm_profile(dir, profile, title);
+  return report::comm_profile_json(profile);
+}
+
+}  // namespace
+
+PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point, const std::filesystem::path& comm_dir) {
   try {
     const auto scenario = config::load_scenario(spec.base, point.overrides);
     const auto run = driver::run_scenario(scenario);
-    const auto summary = report::summary_json(scenario, run.metrics);
+    auto summary = report::summary_json(scenario, run.metrics);
+    if (!comm_dir.empty()) summary["comm"] = write_point_comm_profile(comm_dir / std::to_string(point.id), point, scenario, run);
     const bool fits = run.metrics.memory.fits();
     auto r = make_record(point, fits ? "ok" : "oom",
                          fits ? "" : fmt::format("memory estimate {:.4g} GB exceeds the device's {:.4g} GB",
@@ -147,6 +172,7 @@ std::map<int, PointRecord> prepare_sweep_directory(const SweepSpec& spec, const 
     const auto files = read_point_files(o.out_dir);
     for (const auto& [id, p] : files.points) std::filesystem::remove(point_file(o.out_dir, id));
     for (const auto& d : files.damaged) remove_damaged(d);
+    std::filesystem::remove_all(o.out_dir / "comm");
   }
   write_manifest(o.out_dir, spec);
   // Temp files of a killed sweep are never complete points.
@@ -235,7 +261,7 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep leaves no orphan simulations behind
         int code = 0;
         try {
-          write_point(o.out_dir, evaluate_point(spec, *p));
+          write_point(o.out_dir, evaluate_point(spec, *p, o.comm_profile ? o.out_dir / "comm" : std::filesystem::path()));
         } catch (...) {
           code = 3;
         }

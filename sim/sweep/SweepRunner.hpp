@@ -21,6 +21,7 @@ struct SweepOptions {
   int shard_index = 0;               // run the points with id % shard_count == shard_index
   int shard_count = 1;
   bool progress_bar = false;         // a redrawn bar (terminal) instead of one line per point
+  bool comm_profile = false;         // each point's communication profile: DIR/comm/<id>/, summary "comm"
 };
 
 struct SweepTally {
@@ -32,7 +33,9 @@ struct SweepTally {
 
 /// Evaluates one point in the current process: loads the base scenario with the point's overrides,
 /// simulates it and returns the record. Never throws. Call it in a child process (simulates).
-PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point);
+/// With `comm_dir`, the point's communication profile goes to comm_dir/<id>/ (report/CommProfile)
+/// and its JSON into the summary as "comm".
+PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point, const std::filesystem::path& comm_dir = {});
 
 SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options);
 

@@ -85,7 +85,7 @@ TEST_CASE("report::CommProfile: data parallelism sends 2(p-1)/p of the gradients
 }
 
 TEST_CASE("report::CommProfile: a pipeline sends 2m(p-1)/p activations per device", "[report][comm]") {
-  const auto& w = test::transformer(test::small_gpt());
+  const auto w = test::small_gpt_spec();
   const double activation_B = 1.0 * w.seq_length * w.hidden * 2;  // micro-batch 1, bf16
   for (const auto& [p, m] : std::vector<std::pair<int, int>>{{2, 4}, {4, 8}}) {
     INFO("pp " << p << " m " << m);
@@ -93,4 +93,53 @@ TEST_CASE("report::CommProfile: a pipeline sends 2m(p-1)/p activations per devic
     CHECK(v.sent.at("pp") == Approx(2.0 * m * (p - 1) / p * activation_B).epsilon(1e-12));
     CHECK(v.payload.at("pp") == Approx(v.sent.at("pp")).epsilon(1e-12));
   }
+}
+
+TEST_CASE("report::CommProfile: tensor parallelism adds four all-reduces of b*s*h per layer, SP the same volume",
+          "[report][comm]") {
+  // Korthikanti et al. (2022), section 4.2.2: each layer all-reduces its activation (b s h, bf16) twice
+  // in the forward pass and twice in the backward; sequence parallelism turns each all-reduce into a
+  // reduce-scatter and an all-gather, which send the same (t-1)/t * 2 bsh between them. Embedding, head
+  // and loss communicate too; adding layers isolates the per-layer part.
+  const auto w = test::small_gpt_spec();
+  const double activation_B = 1.0 * w.seq_length * w.hidden * 2;  // micro-batch 1, bf16
+  const int t = 4, m = 2;
+  for (const bool sp : {false, true}) {
+    INFO("sequence parallel " << sp);
+    auto with_layers = [&](int layers) {
+      auto s = layout(t, 1, 1, m);
+      s.parallelism.sequence_parallel = sp;
+      s.workload = test::with_transformer(s.workload, [&](auto& x) { x.layers = layers; });
+      return volumes_of(s);
+    };
+    const auto base = with_layers(w.layers), more = with_layers(2 * w.layers);
+    const double per_layer = (more.sent.at("tp") - base.sent.at("tp")) / w.layers;
+    CHECK(per_layer == Approx(m * 4 * 2.0 * (t - 1) / t * activation_B).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("report::CommProfile: the JSON section's shares and medians", "[report][comm]") {
+  // 4 devices; one 4-member all-reduce of 8 MiB (counts once per device), one 2-member tp
+  // all-reduce of 64 KiB (half a call per device) and two pipeline sends of 1 KiB (a quarter each).
+  report::CommProfile profile;
+  profile.devices = 4;
+  const double MiB = 1 << 20;
+  profile.events = {{"g", "dp", "all_reduce", 4, 8 * MiB, 12 * MiB, "ring", "simple", 0, 0, 1, 0.5},
+                    {"t", "tp", "all_reduce", 2, MiB / 16, MiB / 16, "ring", "simple", 0, 0, 1, 0},
+                    {"a", "pp", "sendrecv", 2, 1024, 1024, "p2p", "-", 0, 0, 1, 0},
+                    {"b", "pp", "sendrecv", 2, 3072, 3072, "p2p", "-", 1, 0, 1, 0}};
+  const auto j = report::comm_profile_json(profile);
+  CHECK(j.at("dp").at("collectives").get<double>() == Approx(1.0));
+  CHECK(j.at("dp").at("sent_B").get<double>() == Approx(12 * MiB));
+  CHECK(j.at("dp").at("exposed_s").get<double>() == Approx(0.5));
+  CHECK(j.at("tp").at("collectives").get<double>() == Approx(0.5));
+  CHECK(j.at("pp").at("messages").get<double>() == Approx(0.5));
+  CHECK(j.at("pp").at("median_message_B").get<double>() == Approx(2048));
+  CHECK(j.at("pp").at("max_message_B").get<double>() == Approx(3072));
+  const double calls = 1 + 0.5 + 0.5;
+  CHECK(j.at("p2p_message_share").get<double>() == Approx(0.5 / calls));
+  const double sent = 12 * MiB + 0.5 * MiB / 16 + 0.25 * 4096;
+  CHECK(j.at("p2p_bytes_share").get<double>() == Approx(0.25 * 4096 / sent));
+  CHECK(j.at("small_message_share").get<double>() == Approx((0.5 + 0.5) / calls));
+  CHECK_FALSE(j.contains("zero"));
 }
