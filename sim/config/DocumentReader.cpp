@@ -215,6 +215,7 @@ public:
     }
     walk(root, "", source_, root_location);
     apply_overrides();
+    imply_chakra_workload();
     std::vector<Diagnostic> from_children;
     read_references(from_children);
     type_values();
@@ -224,6 +225,21 @@ public:
     flush(out);
     out.insert(out.end(), from_children.begin(), from_children.end());
     return doc_;
+  }
+
+  /// `workload: {chakra: DIR}`: a workload that names a trace directory is of type chakra and, when
+  /// it has no name or source, is named after the directory (docs/interop.md).
+  void imply_chakra_workload() {
+    if (table_.kind() != DocumentKind::Workload) return;
+    const auto dir = raw_.find("chakra");
+    if (dir == raw_.end()) return;
+    for (const char* key : {"type", "name", "source"}) {
+      if (raw_.count(key) || invalid_.count(key)) continue;
+      // A fresh node: assigning to a copy of the directory's YAML node would change that node.
+      const std::string value = std::string(key) == "type" ? "chakra" : dir->second.node.Scalar();
+      raw_.emplace(key, RawValue{YAML::Node(value), dir->second.source, dir->second.location, source_.display(key),
+                                 Origin::Defaulted});
+    }
   }
 
   /// Reads a document from its own file, where `kind:` is required. A file referenced under another

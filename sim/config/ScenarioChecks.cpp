@@ -200,6 +200,14 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
   }
 }
 
+/// Whether the scenario's workload is imported from traces (type chakra): its programs come from
+/// the traces, so the parallel layout and the batch split do not apply (docs/interop.md).
+bool imports_traces(const ConfigDocument& doc) {
+  const ConfigDocument* workload = doc.child("workload");
+  const ConfigValue* type = workload ? workload->find("type") : nullptr;
+  return type && type->as_string() == "chakra";
+}
+
 }  // namespace
 
 void check_workload(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
@@ -228,7 +236,8 @@ void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   const ConfigValue* pp = doc.find("parallelism.pp");
   const ConfigDocument* platform = doc.child("platform");
   const bool platform_valid = platform && platform->complete() && platform->find("node.devices");
-  if (dp && tp && pp && platform_valid) {
+  const bool traced = imports_traces(doc);
+  if (dp && tp && pp && platform_valid && !traced) {
     const std::int64_t devices_per_node = platform->at("node.devices").as_integer();
     const std::int64_t nodes = platform->at("fabric.nodes").as_integer();
     const std::array<std::int64_t, 3> factors = {dp->as_integer(), tp->as_integer(), pp->as_integer()};
@@ -246,7 +255,7 @@ void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
 
   const ConfigValue* global_batch = doc.find("training.global_batch");
   const ConfigValue* micro_batch = doc.find("training.micro_batch");
-  if (global_batch && micro_batch && dp) {
+  if (global_batch && micro_batch && dp && !traced) {
     const std::int64_t per_step = dp->as_integer() * micro_batch->as_integer();
     if (global_batch->as_integer() % per_step != 0)
       report(doc, "training.global_batch",

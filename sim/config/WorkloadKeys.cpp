@@ -46,7 +46,8 @@ KeyTable make_workload_table() {
        .presence = Presence::Defaulted,
        .default_text = "transformer",
        .description = "Workload type: which model family the file describes; each type has its own keys "
-                      "(docs/workloads.md)."},
+                      "(docs/workloads.md). A workload that gives `chakra` is of type chakra, and its name and "
+                      "source default to the directory (docs/interop.md)."},
   };
   for (const auto* t : workload_type_schemas())
     for (auto& key : t->keys()) add_type_key(keys, std::move(key), std::string(t->name()));

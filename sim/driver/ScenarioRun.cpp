@@ -17,6 +17,7 @@
 #include "config/ScaleLimits.hpp"
 #include "engine/LegacyReplay.hpp"
 #include "engine/Replay.hpp"
+#include "interop/ChakraImport.hpp"
 #include "kernels/BlockedGemmModel.hpp"
 #include "parallel/StepPlanner.hpp"
 #include "topology/ClusterTopology.hpp"
@@ -127,6 +128,13 @@ parallel::PlanOptions plan_options(const config::ScenarioSpec& scenario) {
   return options;
 }
 
+/// The step of `scenario`: planned from its model, or imported from its Chakra traces.
+parallel::StepPlan plan_or_import(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
+                                  const parallel::GroupCollectives& collectives, const parallel::PlanOptions& options) {
+  if (scenario.workload.type == "chakra") return interop::import_chakra(scenario, costs, collectives);
+  return parallel::plan_step(scenario, costs, collectives, options);
+}
+
 }  // namespace
 
 ScenarioPlan plan_scenario(const config::ScenarioSpec& scenario) {
@@ -134,8 +142,8 @@ ScenarioPlan plan_scenario(const config::ScenarioSpec& scenario) {
   plan.collectives = std::make_shared<collectives::CollectiveLog>();
   const auto topology = topology::ClusterTopology::build(scenario.platform);
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
-  plan.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario, plan.collectives),
-                                  plan_options(scenario));
+  plan.step = plan_or_import(scenario, costs, group_collectives(topology, scenario, plan.collectives),
+                             plan_options(scenario));
   return plan;
 }
 
@@ -152,7 +160,7 @@ ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions&
   const kernels::BlockedGemmModel costs(scenario.platform.accelerator);
   const parallel::PlanOptions options = plan_options(scenario);
   phase("planning", 0);
-  run.step = parallel::plan_step(scenario, costs, group_collectives(topology, scenario, run.collectives), options);
+  run.step = plan_or_import(scenario, costs, group_collectives(topology, scenario, run.collectives), options);
   const double planning_s = phases.mark("planned");
   if (run_options.replay.progress && planning_s >= kSlowPlanning_s)
     std::fprintf(stderr, "clearfog: planned %llu ops on %d ranks in %.0f s\n",

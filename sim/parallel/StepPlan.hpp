@@ -35,6 +35,12 @@ struct StepPlan {
   double hardware_flops = 0;  // matrix-product FLOPs executed, recomputation included (HFU)
   double megatron_flops = 0;  // model FLOPs + one forward of every checkpointable block (SC21 Eq. 3)
   double parameters = 0;      // of the model
+  /// Whether the FLOPs above are known: false for an imported trace whose compute nodes do not all
+  /// give num_ops (reports then print them as unknown, never as 0).
+  bool flops_known = true;
+  /// Whether the step was planned from a model description: false for an imported trace, which has
+  /// no parameters and no memory estimate.
+  bool described = true;
   workload::ExpertLoad expert_load;  // MoE routing (from the description)
   double samples = 0;         // per iteration
   double tokens_per_sample = 0;

@@ -55,7 +55,7 @@ std::string summary_cards(const HtmlReportInputs& in) {
   std::string o = "<div class=\"cards\">\n";
   o += html_card("step time", seconds(m.step_time_s));
   o += html_card("throughput", fmt::format("{:.4g} {}/s", m.samples_per_s, m.sample_unit.empty() ? "samples" : m.sample_unit));
-  o += html_card("MFU", fmt::format("{:.1f} %", 100 * m.mfu));
+  o += html_card("MFU", m.flops_known ? fmt::format("{:.1f} %", 100 * m.mfu) : std::string("unknown"));
   o += html_card("exposed communication", seconds(m.exposed_comm_s));
   if (m.bubble_fraction > 0) o += html_card("pipeline bubble", fmt::format("{:.1f} %", 100 * m.bubble_fraction));
   o += html_card("memory per device", fmt::format("{} of {}", bytes(m.memory.total_B()), bytes(m.memory.capacity_B)),

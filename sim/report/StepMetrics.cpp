@@ -39,6 +39,8 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.model_flops = step.model_flops;
   m.peak_flops_per_device = scenario.platform.accelerator.peak(training.precision);
   m.mfu = m.model_flops / (m.step_time_s * devices * m.peak_flops_per_device);
+  m.flops_known = step.flops_known;
+  m.described = step.described;
 
   m.forward_s = step.forward_s * step.micro_batches;
   m.backward_s = step.backward_s * step.micro_batches;
@@ -130,8 +132,8 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   // What of the gradient reduction ran while the device still had backward work: the part that is
   // not in the step's tail (tensor-parallel collectives and the bubble are exposed, not hidden).
   m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.dp_exposed_s);
-  m.memory = parallel::estimate_memory(scenario);
-  m.oom = !m.memory.fits();
+  if (step.described) m.memory = parallel::estimate_memory(scenario);
+  m.oom = step.described && !m.memory.fits();
   m.ops = result.ops_executed;
   m.messages = result.messages;
   return m;

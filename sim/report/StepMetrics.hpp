@@ -21,6 +21,8 @@ struct StepMetrics {
   workload::ExpertLoad expert_load;  // MoE routing: imbalance, dropped copies
   double model_flops = 0;            // per iteration, summed from the plan's kernels (Korthikanti Eq. 7 for GPT)
   double mfu = 0;                    // model FLOPs / (step time * devices * peak)
+  bool flops_known = true;           // false: an imported trace without FLOPs; FLOP figures are unknown
+  bool described = true;             // false: an imported trace; no parameters, no memory estimate
   double peak_flops_per_device = 0;  // of the training precision
 
   double forward_s = 0;              // per device, all micro-batches

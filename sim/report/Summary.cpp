@@ -23,6 +23,25 @@ std::string bucket_text(const config::ScenarioSpec& s, const StepMetrics& m) {
                      bytes(m.gradient_bytes / static_cast<double>(m.buckets)));
 }
 
+/// The breakdown of a step imported from traces (docs/interop.md): per device, the busiest one's
+/// compute by category and the collectives off the compute stream; no memory estimate.
+std::string imported_breakdown(const StepMetrics& m) {
+  std::string o;
+  auto line = [&o](std::string_view label, const std::string& value) { o += fmt::format("  {:<24}{}\n", label, value); };
+  o += "\nCompute, per device\n";
+  line("forward", t(m.forward_s));
+  line("backward", t(m.backward_s));
+  line("optimizer step", t(m.optimizer_s));
+  line("busy", fmt::format("{} ({} of the step)", t(m.compute_busy_s), pct(share(m.compute_busy_s, m.step_time_s))));
+  o += "\nCommunication, per device\n";
+  line("dp_comm collectives", fmt::format("{} (off the compute stream; collectives without a category count here)",
+                                          t(m.dp_comm_s)));
+  line("exposed", fmt::format("{} ({} of the step: the busiest device waits for communication)", t(m.exposed_comm_s),
+                              pct(share(m.exposed_comm_s, m.step_time_s))));
+  o += "\nMemory per device: unknown (an imported trace has no model to estimate it from)\n";
+  return o;
+}
+
 }  // namespace
 
 std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics& m) {
@@ -36,8 +55,13 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   line("platform", fmt::format("{}: {} x {}, {} links of {} per direction", s.platform.name,
                                s.platform.device_count(), acc.name, config::node_topology_name(s.platform.node.topology),
                                units::format(s.platform.node.link.bandwidth_Bps, Dimension::Bandwidth)));
-  line("workload", fmt::format("{} ({}): {} ({:.4g} B parameters)", w.name, w.type,
-                               workload::workload_type(w.type).shape_text(w), m.parameters / 1e9));
+  line("workload", m.described ? fmt::format("{} ({}): {} ({:.4g} B parameters)", w.name, w.type,
+                                             workload::workload_type(w.type).shape_text(w), m.parameters / 1e9)
+                               : fmt::format("{} ({}): {}", w.name, w.type, workload::workload_type(w.type).shape_text(w)));
+  if (!m.described)
+    line("training", fmt::format("global batch {} (for the throughput: the traces fix the work), {}", tr.global_batch,
+                                 dtype_name(tr.precision)));
+  else
   line("training", fmt::format("global batch {} = dp {} x micro-batch {} x {} micro-batches, {}, {}{}",
                                tr.global_batch, s.parallelism.dp, tr.micro_batch, s.micro_batches_per_replica(),
                                dtype_name(tr.precision), config::optimizer_name(tr.optimizer),
@@ -48,8 +72,9 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   line("throughput", m.tokens_per_s > 0
                          ? fmt::format("{:.1f} {}/s, {:.0f} tokens/s", m.samples_per_s, m.sample_unit, m.tokens_per_s)
                          : fmt::format("{:.1f} {}/s", m.samples_per_s, m.sample_unit));
-  line("MFU", fmt::format("{} (model FLOPs {:.4g} PFLOP per step; peak {} per device)", pct(m.mfu),
-                          m.model_flops / 1e15, units::format(m.peak_flops_per_device, Dimension::FlopRate)));
+  line("MFU", m.flops_known ? fmt::format("{} (model FLOPs {:.4g} PFLOP per step; peak {} per device)", pct(m.mfu),
+                                         m.model_flops / 1e15, units::format(m.peak_flops_per_device, Dimension::FlopRate))
+                            : std::string("unknown (the trace gives no FLOPs: num_ops on every compute node)"));
 
   if (s.parallelism.tp > 1 || s.parallelism.pp > 1 || s.parallelism.zero_stage > 0 ||
       s.training.recompute != config::Recompute::None || (s.parallelism.ep > 1 && s.workload.type == "dlrm")) {
@@ -87,6 +112,11 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
     }
   }
 
+  if (!m.described) {
+    o += imported_breakdown(m);
+    o += fmt::format("\nSimulated {} ops and {} messages.\n", m.ops, m.messages);
+    return o;
+  }
   o += "\nCompute, per device\n";
   line("forward", fmt::format("{} ({} per micro-batch)", t(m.forward_s), t(m.forward_s / s.micro_batches_per_replica())));
   line("backward", fmt::format("{} ({} per micro-batch)", t(m.backward_s), t(m.backward_s / s.micro_batches_per_replica())));
@@ -153,8 +183,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
   j["samples_per_s"] = m.samples_per_s;
   j["sample_unit"] = m.sample_unit;
   j["tokens_per_s"] = m.tokens_per_s;
-  j["model_flops_per_step"] = m.model_flops;
-  j["mfu"] = m.mfu;
+  j["model_flops_per_step"] = m.flops_known ? nlohmann::ordered_json(m.model_flops) : nlohmann::ordered_json();
+  j["mfu"] = m.flops_known ? nlohmann::ordered_json(m.mfu) : nlohmann::ordered_json();
   j["compute"] = {{"forward_s", m.forward_s},
                   {"backward_s", m.backward_s},
                   {"optimizer_s", m.optimizer_s},
@@ -166,6 +196,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                         {"pipeline_wait_s", m.pipeline_wait_s},
                         {"buckets", m.buckets},
                         {"gradient_bytes", m.gradient_bytes}};
+  // An imported trace has no model: no parameters, no memory estimate (null, never 0).
+  if (!m.described) j["parameters"] = nullptr;
   j["memory"] = {{"weights_B", m.memory.weights_B},
                  {"gradients_B", m.memory.gradients_B},
                  {"optimizer_B", m.memory.optimizer_B},
@@ -174,6 +206,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                  {"total_B", m.memory.total_B()},
                  {"capacity_B", m.memory.capacity_B},
                  {"fits", m.memory.fits()}};
+  if (!m.described) j["memory"] = nullptr;
   j["parallel"] = {{"sequence_parallel", s.parallelism.sequence_parallel},
                    {"virtual_stages", s.parallelism.virtual_stages},
                    {"schedule", s.parallelism.schedule},

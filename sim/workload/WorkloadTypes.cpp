@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "workload/WorkloadType.hpp"
+#include "workload/types/ChakraType.hpp"
 #include "workload/types/CnnType.hpp"
 #include "workload/types/DlrmType.hpp"
 #include "workload/types/TransformerType.hpp"
@@ -13,7 +14,8 @@ const std::vector<const WorkloadType*>& workload_types() {
   static const TransformerType transformer;
   static const CnnType cnn;
   static const DlrmType dlrm;
-  static const std::vector<const WorkloadType*> all = {&transformer, &cnn, &dlrm};
+  static const ChakraType chakra;
+  static const std::vector<const WorkloadType*> all = {&transformer, &cnn, &dlrm, &chakra};
   return all;
 }
 

@@ -1,0 +1,229 @@
+// Chakra import: a hand-written ring step gives the closed-form time, clearfog's own exports come
+// back with the step time they were planned with, and broken traces are located errors.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "config/ConfigLoader.hpp"
+#include "driver/ScenarioRun.hpp"
+#include "engine/ForkedRun.hpp"
+#include "interop/ChakraExport.hpp"
+#include "interop/ChakraImport.hpp"
+#include "interop/ChakraImportError.hpp"
+#include "kernels/RooflineModel.hpp"
+#include "support/ChakraTestTraces.hpp"
+#include "support/TestPlatforms.hpp"
+#include "topology/ClusterTopology.hpp"
+#include "workload/types/ChakraType.hpp"
+
+using namespace clearfog;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  const auto dir = fs::temp_directory_path() / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+/// A scenario importing `dir` on `devices` devices of a switch (bandwidth B, link latency).
+config::ScenarioSpec import_scenario(const fs::path& dir, int devices, double bandwidth_Bps = 100e9,
+                                     double link_latency_s = 1e-6) {
+  config::ScenarioSpec s;
+  s.name = "chakra import test";
+  s.platform = test::switch_platform(devices, bandwidth_Bps, link_latency_s);
+  s.workload = workload::make_chakra_workload(dir);
+  s.training.global_batch = devices;
+  return s;
+}
+
+parallel::StepPlan import(const config::ScenarioSpec& s) {
+  const kernels::RooflineModel costs(s.platform.accelerator);
+  return interop::import_chakra(s, costs, parallel::plain_group_collectives(s.platform.device_count()));
+}
+
+/// The step time of `scenario` run end to end by the driver (in a child: one simulation per process).
+double step_time_s(const config::ScenarioSpec& scenario) {
+  return std::stod(engine::run_forked(
+      [&] { return fmt::format("{:.17g}", driver::run_scenario(scenario).metrics.step_time_s); }));
+}
+
+/// Exports `scenario`'s plan to `dir`, imports it on the same platform, and checks the step times.
+void check_round_trip(const config::ScenarioSpec& scenario, const std::string& dir_name) {
+  const auto dir = fresh_dir(dir_name);
+  const auto plan = driver::plan_scenario(scenario);
+  interop::export_chakra(plan.step, *plan.collectives, dir, scenario.name);
+  auto imported = scenario;
+  imported.workload = workload::make_chakra_workload(dir);
+  const double planned = step_time_s(scenario);
+  const double traced = step_time_s(imported);
+  INFO(scenario.name << ": planned " << planned << " s, imported " << traced << " s");
+  CHECK(traced == Approx(planned).epsilon(1e-3));
+}
+
+/// The message of the import error `import` throws ("" if none).
+template <typename F>
+std::string import_error(F import_fn) {
+  try {
+    import_fn();
+  } catch (const interop::ChakraImportError& e) {
+    return e.diagnostics().at(0).str();
+  }
+  return "";
+}
+
+void truncate_file(const fs::path& file, std::uintmax_t bytes) { fs::resize_file(file, bytes); }
+
+}  // namespace
+
+TEST_CASE("interop::import_chakra: compute then ring all-reduce gives the alpha-beta closed form",
+          "[interop][simulation]") {
+  const int p = 4;
+  const double bandwidth_Bps = 100e9, link_latency_s = 1e-6, compute_s = 2e-3;
+  const std::int64_t n = 64'000'000;
+  const double alpha_s = 2 * link_latency_s;  // device -> switch -> device
+  const auto dir = fresh_dir("clearfog-chakra-import-ring");
+  test::write_ring_traces(dir, p, compute_s, n);
+  const auto scenario = import_scenario(dir, p, bandwidth_Bps, link_latency_s);
+  const auto step = import(scenario);
+  REQUIRE(step.plan.rank_count() == p);
+  CHECK_FALSE(step.flops_known);
+  CHECK_FALSE(step.described);
+  CHECK(step.forward_s == Approx(compute_s));
+  const auto topology = topology::ClusterTopology::build(scenario.platform);
+  const auto result = engine::simulate_forked(topology, step.plan);
+  const double expected_s = compute_s + 2.0 * (p - 1) * alpha_s + 2.0 * (p - 1) / p * n / bandwidth_Bps;
+  CHECK(result.makespan_s == Approx(expected_s).epsilon(1e-3));
+}
+
+TEST_CASE("interop::import_chakra: the quickstart's export comes back with its step time", "[interop][simulation]") {
+  const auto scenario = config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/quickstart.yaml");
+  check_round_trip(scenario, "clearfog-chakra-roundtrip-quickstart");
+}
+
+TEST_CASE("interop::import_chakra: a pipeline's export (sends and receives) comes back with its step time",
+          "[interop][simulation]") {
+  auto scenario = config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/gpt-7.5b-pp.yaml");
+  REQUIRE(scenario.parallelism.pp > 1);
+  scenario.training.global_batch = 8;  // 4 micro-batches per pipeline: small and fast
+  check_round_trip(scenario, "clearfog-chakra-roundtrip-pp");
+}
+
+TEST_CASE("interop::import_chakra: reprice prices compute nodes by the kernel model", "[interop]") {
+  const auto dir = fresh_dir("clearfog-chakra-import-reprice");
+  test::write_ring_traces(dir, 2, 1e-3, 1000);
+  auto scenario = import_scenario(dir, 2);
+  scenario.workload = workload::make_chakra_workload(dir, /*reprice=*/true);
+  SECTION("a compute node without num_ops or tensor_size is an error naming it") {
+    CHECK_THAT(import_error([&] { import(scenario); }),
+               Catch::Contains("et.0.et: node 0: reprice: true needs num_ops"));
+  }
+  SECTION("num_ops and tensor_size: the roofline's max(FLOPs / peak, bytes / bandwidth)") {
+    for (int r = 0; r < 2; ++r) {
+      auto trace = test::ring_trace(r, 2, 1e-3, 1000);
+      test::add_int_attr(trace.nodes[0], "num_ops", 1'000'000'000'000);  // 1 TFLOP
+      test::add_int_attr(trace.nodes[0], "tensor_size", 1'000'000);
+      interop::write_chakra_trace(dir / fmt::format("et.{}.et", r), trace);
+    }
+    const auto step = import(scenario);
+    const double peak = scenario.platform.accelerator.peak(scenario.training.precision);
+    CHECK(step.plan.ranks[0].seconds(0) == Approx(1e12 / peak));
+    CHECK(step.flops_known);
+    CHECK(step.model_flops == Approx(2e12));
+  }
+}
+
+TEST_CASE("interop::import_chakra: broken traces are errors naming the file and the node", "[interop]") {
+  const int p = 4;
+  const auto dir = fresh_dir("clearfog-chakra-import-bad");
+  test::write_ring_traces(dir, p, 1e-3, 4096);
+  const auto scenario = import_scenario(dir, p);
+  const auto rewrite = [&](int rank, auto change) {
+    auto trace = test::ring_trace(rank, p, 1e-3, 4096);
+    change(trace);
+    interop::write_chakra_trace(dir / fmt::format("et.{}.et", rank), trace);
+  };
+  const auto error = [&] { return import_error([&] { import(scenario); }); };
+
+  SECTION("an unknown node type") {
+    rewrite(1, [](auto& t) { t.nodes[0].set_type(ChakraProtoMsg::MEM_LOAD_NODE); });
+    CHECK_THAT(error(), Catch::Contains("et.1.et: node 0: node type MEM_LOAD_NODE is not modelled; allowed:"));
+  }
+  SECTION("a METADATA node is not skipped either") {
+    rewrite(2, [](auto& t) { t.nodes[1].set_type(ChakraProtoMsg::METADATA_NODE); });
+    CHECK_THAT(error(), Catch::Contains("et.2.et: node 1: node type METADATA_NODE"));
+  }
+  SECTION("a collective whose members disagree names both nodes and files") {
+    rewrite(2, [](auto& t) { t.nodes[1] = test::coll_node(1, ChakraProtoMsg::ALL_REDUCE, 8192, 4, 0); });
+    const auto message = error();
+    CHECK_THAT(message, Catch::Contains("et.2.et: node 1: collective 1 over ranks [0, 1, 2, 3] is all_reduce of 8192 B"));
+    CHECK_THAT(message, Catch::Contains("node 1 of " + (dir / "et.0.et").string()));
+  }
+  SECTION("a collective type that differs") {
+    rewrite(3, [](auto& t) { t.nodes[1] = test::coll_node(1, ChakraProtoMsg::ALL_GATHER, 4096, 4, 0); });
+    CHECK_THAT(error(), Catch::Contains("is all_gather of 4096 B here but all_reduce of 4096 B"));
+  }
+  SECTION("a collective a member never reaches") {
+    rewrite(3, [](auto& t) { t.nodes.pop_back(); });
+    CHECK_THAT(error(), Catch::Contains("never reached by rank(s) 3"));
+  }
+  SECTION("a missing rank file") {
+    fs::remove(dir / "et.2.et");
+    CHECK_THAT(error(), Catch::Contains("has 3 rank files but no et.2.et"));
+  }
+  SECTION("more rank files than devices") {
+    test::write_ring_traces(dir, p + 1, 1e-3, 4096);
+    CHECK_THAT(error(), Catch::Contains("holds traces of 5 ranks; the platform has 4 devices"));
+  }
+  SECTION("a truncated file") {
+    truncate_file(dir / "et.1.et", fs::file_size(dir / "et.1.et") - 3);
+    CHECK_THAT(error(), Catch::Contains("et.1.et: message 2") && Catch::Contains("is cut short"));
+  }
+  SECTION("an empty file") {
+    truncate_file(dir / "et.0.et", 0);
+    CHECK_THAT(error(), Catch::Contains("et.0.et: ") && Catch::Contains("empty"));
+  }
+  SECTION("a dependency on an id the file does not have") {
+    rewrite(0, [](auto& t) { t.nodes[1].add_ctrl_deps(99); });
+    CHECK_THAT(error(), Catch::Contains("et.0.et: node 1: ctrl_deps names node 99, which et.0.et does not have"));
+  }
+  SECTION("a dependency cycle") {
+    rewrite(0, [](auto& t) { t.nodes[0].add_data_deps(1); });
+    CHECK_THAT(error(), Catch::Contains("et.0.et: node 0: it is in or behind a dependency cycle"));
+  }
+  SECTION("a send without its receive") {
+    rewrite(0, [](auto& t) {
+      ChakraProtoMsg::Node send;
+      send.set_id(2);
+      send.set_type(ChakraProtoMsg::COMM_SEND_NODE);
+      test::add_int_attr(send, "comm_dst", 1);
+      test::add_int_attr(send, "comm_tag", 7);
+      test::add_int_attr(send, "comm_size", 100);
+      t.nodes.push_back(send);
+    });
+    CHECK_THAT(error(), Catch::Contains("et.0.et: node 2: send (src 0, dst 1, tag 7) has no matching COMM_RECV_NODE"));
+  }
+  SECTION("comm_type outside the six clearfog models") {
+    rewrite(0, [](auto& t) { t.nodes[1] = test::coll_node(1, ChakraProtoMsg::BARRIER, 0, 4, 0); });
+    CHECK_THAT(error(), Catch::Contains("comm_type BARRIER is not modelled"));
+  }
+}
+
+TEST_CASE("interop::import_chakra: the shipped example traces are write_ring_traces(8 ranks, 10 ms, 100 MB)",
+          "[interop]") {
+  const auto dir = fresh_dir("clearfog-chakra-example");
+  test::write_ring_traces(dir, 8, 10e-3, 100'000'000);
+  const fs::path shipped = fs::path(CLEARFOG_SOURCE_DIR) / "scenarios/chakra/ring8";
+  for (int r = 0; r < 8; ++r) {
+    const auto name = fmt::format("et.{}.et", r);
+    std::ifstream a(dir / name, std::ios::binary), b(shipped / name, std::ios::binary);
+    const std::string written((std::istreambuf_iterator<char>(a)), {}), committed((std::istreambuf_iterator<char>(b)), {});
+    INFO(name);
+    CHECK(written == committed);
+  }
+}
