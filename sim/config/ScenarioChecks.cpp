@@ -1,6 +1,7 @@
 #include "config/ScenarioChecks.hpp"
 
 #include <algorithm>
+#include <set>
 #include <cstdint>
 #include <array>
 #include <numeric>
@@ -12,6 +13,7 @@
 #include "config/CheckSupport.hpp"
 #include "config/CollectiveSpec.hpp"
 #include "config/RoutingTrace.hpp"
+#include "config/StragglerSpec.hpp"
 #include "config/WorkloadTypeSchema.hpp"
 #include "core/CheckedMath.hpp"
 #include "core/Errors.hpp"
@@ -210,6 +212,36 @@ bool imports_traces(const ConfigDocument& doc) {
 
 }  // namespace
 
+/// stragglers: factors within kMinSlowdown ... kMaxSlowdown, each device once and on the platform.
+void check_stragglers(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  if (const ConfigValue* sigma = doc.find("stragglers.sigma"); sigma && sigma->numeric() > kMaxStragglerSigma)
+    report_at(*sigma, fmt::format("must be at most {} (a log-normal spread; 1 already makes some devices 3x slower), got {}",
+                                  kMaxStragglerSigma, sigma->numeric()),
+              out);
+  const ConfigValue* devices = doc.find("stragglers.devices");
+  if (!devices) return;
+  const ConfigDocument* platform = doc.child("platform");
+  const bool sized = platform && platform->complete() && platform->find("node.devices");
+  const std::int64_t count =
+      sized ? platform->at("node.devices").as_integer() * platform->at("fabric.nodes").as_integer() : 0;
+  std::set<std::int64_t> seen;
+  for (const ConfigValue& d : devices->as_list()) {
+    const ConfigValue* device = d.field("device");
+    const ConfigValue* slowdown = d.field("slowdown");
+    if (slowdown && (slowdown->numeric() < kMinSlowdown || slowdown->numeric() > kMaxSlowdown))
+      report_at(*slowdown, fmt::format("must be {} ... {}, got {}", kMinSlowdown, kMaxSlowdown, slowdown->numeric()),
+                out);
+    if (!device) continue;
+    if (sized && device->as_integer() >= count)
+      report_at(*device, fmt::format("device {} is not on the platform: it has devices 0 ... {}", device->as_integer(),
+                                     count - 1),
+                out);
+    if (!seen.insert(device->as_integer()).second)
+      report_at(*device, fmt::format("device {} is listed twice; give each device one slowdown", device->as_integer()),
+                out);
+  }
+}
+
 void check_workload(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_conditions(doc, out);
   if (const WorkloadTypeSchema* type = type_of(doc); type && doc.complete()) type->check(doc, out);
@@ -219,6 +251,7 @@ void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_conditions(doc, out);
   check_parallel_layout(doc, out);
   check_grad_compression(doc, out);
+  check_stragglers(doc, out);
   if (const ConfigValue* trace = used(doc, "moe.trace")) read_routing_trace(*trace, doc.file(), out);
   if (const ConfigValue* ep = doc.find("parallelism.ep"); ep && ep->as_integer() > 1) {
     const std::int64_t dp = int_or(doc, "parallelism.dp", 1);

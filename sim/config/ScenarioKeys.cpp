@@ -325,6 +325,36 @@ KeyTable make_scenario_table() {
            .default_text = "training.precision",
            .description = "Element type of the tokens the dispatch all-to-all sends (DeepSeek-V3 sends fp8 and "
                           "combines in bf16); the combine always sends the training precision."},
+          {.path = "stragglers.devices",
+           .type = KeyType::Record,
+           .presence = Presence::Optional,
+           .description = "Devices that compute slower (or faster) than the accelerator file says: every "
+                          "compute op of the device (forward, backward, recompute, optimizer, encode "
+                          "kernels) lasts `slowdown` times its priced duration; communication is "
+                          "unchanged. Absent: no fixed stragglers.",
+           .list = true,
+           .fields =
+               {
+                   {.path = "device", .type = KeyType::Integer, .constraint = Constraint::NonNegative,
+                    .counts = "device", .description = "Device index, 0 ... devices-1."},
+                   {.path = "slowdown", .type = KeyType::Number, .constraint = Constraint::Positive,
+                    .description = "Factor on its compute time, 0.01 ... 100 (1.2: 20 % slower)."},
+               }},
+          {.path = "stragglers.sigma",
+           .type = KeyType::Number,
+           .presence = Presence::Defaulted,
+           .default_text = "0",
+           .constraint = Constraint::NonNegative,
+           .description = "Noise: every device's compute slowdown is drawn log-normal, exp(sigma * z) with z "
+                          "standard normal (at most 1); a device listed in stragglers.devices keeps its "
+                          "given factor instead."},
+          {.path = "stragglers.seed",
+           .type = KeyType::Integer,
+           .presence = Presence::Defaulted,
+           .default_text = "0",
+           .constraint = Constraint::NonNegative,
+           .counts = "seed",
+           .description = "Seed of the stragglers.sigma draw (the same seed, the same factors on every machine)."},
           {.path = "simulation.granularity",
            .type = KeyType::Enum,
            .choices = names(kAllGranularities, granularity_name),

@@ -11,6 +11,7 @@
 #include "config/CollectiveSpec.hpp"
 #include "config/FrameworkProfile.hpp"
 #include "config/PlatformSpec.hpp"
+#include "config/StragglerSpec.hpp"
 #include "config/WorkloadSpec.hpp"
 #include "core/DType.hpp"
 
@@ -213,6 +214,7 @@ struct ScenarioSpec {
   ParallelismSpec parallelism;
   CollectivesSpec collectives;
   MoeSpec moe;
+  StragglerSpec stragglers;
   Granularity granularity = Granularity::Auto;
   /// The software stack (`framework:`); its DDP flavour, gradient-accumulation fusion and attention
   /// agree with `training` (the scenario's keys win over the profile's). A default-built profile

@@ -200,6 +200,16 @@ WorkloadSpec build_workload(const ConfigDocument& document) {
 
 namespace {
 
+StragglerSpec build_stragglers(const ConfigDocument& document) {
+  StragglerSpec out;
+  if (const ConfigValue* devices = document.find("stragglers.devices"))
+    for (const ConfigValue& d : devices->as_list())
+      out.devices.push_back({static_cast<int>(d.field("device")->as_integer()), d.field("slowdown")->numeric()});
+  out.sigma = document.get_number("stragglers.sigma");
+  out.seed = static_cast<std::uint64_t>(document.get_int("stragglers.seed"));
+  return out;
+}
+
 MoeSpec build_moe(const ConfigDocument& document, const std::string& file) {
   MoeSpec moe;
   moe.routing = enum_value<Routing>(document, "moe.routing", parse_routing);
@@ -269,6 +279,7 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
       enum_value<CollectiveAlgorithm>(document, "collectives.algorithm", parse_collective_algorithm);
   spec.collectives.fidelity = enum_value<Fidelity>(document, "collectives.fidelity", parse_fidelity);
   spec.granularity = enum_value<Granularity>(document, "simulation.granularity", parse_granularity);
+  spec.stragglers = build_stragglers(document);
   return spec;
 }
 

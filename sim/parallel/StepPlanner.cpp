@@ -1,4 +1,5 @@
 #include "parallel/StepPlanner.hpp"
+#include "parallel/Stragglers.hpp"
 
 #include <fmt/format.h>
 
@@ -40,7 +41,10 @@ schedule::PipelineShape scenario_pipeline_shape(const config::ScenarioSpec& scen
 
 StepPlan plan_step(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
                    const GroupCollectives& collectives, const PlanOptions& options) {
-  return detail::StepPlanner(scenario, costs, collectives, options).plan();
+  StepPlan step = detail::StepPlanner(scenario, costs, collectives, options).plan();
+  if (scenario.stragglers.any())
+    slow_down_compute(step.plan, straggler_factors(scenario.stragglers, scenario.platform.device_count()));
+  return step;
 }
 
 namespace detail {

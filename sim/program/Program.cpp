@@ -175,6 +175,12 @@ bool RankProgram::same_ops(const RankProgram& other) const {
          body_->records == other.body_->records && body_->deps == other.body_->deps;
 }
 
+void RankProgram::scale_compute(double factor) {
+  Body& b = writable_body();
+  for (Record& r : b.records)
+    if (r.kind == OpKind::Compute) r.seconds = tables_->values.intern(tables_->values.value(r.seconds) * factor);
+}
+
 void RankProgram::share_ops_of(const RankProgram& other) {
   if (!same_ops(other)) throw std::logic_error("program::RankProgram::share_ops_of: the ops differ");
   body_ = other.body_;

@@ -155,6 +155,9 @@ public:
   OpIndex add_exchange(Stream stream, Category category, NameId name, std::span<const Transfer> sends,
                        std::span<const Transfer> recvs, std::span<const OpIndex> deps, double overhead_s);
 
+  /// Multiplies the duration of every compute op by `factor` (a straggler); exchanges keep theirs.
+  void scale_compute(double factor);
+
   // Report API.
   [[nodiscard]] OpList ops() const { return OpList(*this); }
   [[nodiscard]] Op op(OpIndex i) const;  // throws std::out_of_range

@@ -111,6 +111,8 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     // before the others, until the step ends).
     if (r == 0 || compute > m.compute_busy_s)
       busiest_pp_wait = step.pp > 1 ? pp + drain_after_backward + (m.step_time_s - rank_end) : 0.0;
+    if (compute > m.compute_busy_s) m.busiest_device = r;
+    m.least_busy_s = r == 0 ? compute : std::min(m.least_busy_s, compute);
     m.compute_busy_s = std::max(m.compute_busy_s, compute);
     m.dp_comm_s = std::max(m.dp_comm_s, comm);
     m.tp_comm_s = std::max(m.tp_comm_s, tp);

@@ -29,6 +29,8 @@ struct StepMetrics {
   double backward_s = 0;
   double optimizer_s = 0;
   double compute_busy_s = 0;         // compute stream busy time of the busiest device
+  int busiest_device = 0;            // the device with the most compute (the first of equals)
+  double least_busy_s = 0;           // compute stream busy time of the least busy device
 
   double dp_comm_s = 0;              // gradient reductions (comm stream) + ZeRO-3 gathers (gather stream)
   // The busiest device's step = its compute busy time + idle_s; idle_s = pipeline_wait_s +
