@@ -8,6 +8,7 @@
 #include "config/ConfigReference.hpp"
 #include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
+#include "sweep/Compare.hpp"
 #include "sweep/CompareFile.hpp"
 #include "sweep/FileKeys.hpp"
 #include "sweep/SweepChecks.hpp"
@@ -28,24 +29,7 @@ std::optional<std::string> written_kind(const std::filesystem::path& file) {
   return kind.Scalar();
 }
 
-void validate_compare(const std::filesystem::path& file) {
-  const CompareRequest req = load_compare_file(file);
-  std::vector<Diagnostic> problems;
-  const auto collect = [&](const auto& load) {
-    try {
-      load();
-    } catch (const ConfigError& e) {
-      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
-    }
-  };
-  collect([&] { config::load_workload(req.workload); });
-  for (const auto& platform : req.platforms) {
-    std::vector<config::Override> o;
-    if (req.devices) o.push_back({"node.devices", std::to_string(*req.devices)});
-    collect([&] { config::load_platform(platform, o); });
-  }
-  if (!problems.empty()) throw ConfigError(std::move(problems));
-}
+void validate_compare(const std::filesystem::path& file) { check_compare_request(load_compare_file(file)); }
 
 }  // namespace
 

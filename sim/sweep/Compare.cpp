@@ -533,6 +533,22 @@ void report_best(std::vector<PlatformState>& platforms, const CompareRequest& re
   }
 }
 
+/// A private temporary directory, removed with everything in it when the object goes.
+struct ScratchDir {
+  std::filesystem::path dir;
+  ScratchDir() {
+    std::string name = (std::filesystem::temp_directory_path() / "clearfog-compare-XXXXXX").string();
+    if (::mkdtemp(name.data()) == nullptr) throw Error("cannot create a temporary directory");
+    dir = name;
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+};
+
 /// Checks the request's `set` entries against the scenario, each key and value on its own, before
 /// anything runs; problems are located where each entry is written.
 void check_set(const CompareRequest& req, const std::filesystem::path& scenario_file) {
@@ -595,26 +611,37 @@ nlohmann::ordered_json knobs_of(const nlohmann::ordered_json& s) {
           {"precision", tr.at("precision")}};
 }
 
-std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
-  // One scenario file per platform in a private temp directory, with absolute paths.
-  std::string dir_template = (std::filesystem::temp_directory_path() / "clearfog-compare-XXXXXX").string();
-  if (::mkdtemp(dir_template.data()) == nullptr) throw Error("cannot create a temporary directory");
-  const std::filesystem::path dir = dir_template;
-  struct RemoveDir {
-    std::filesystem::path dir;
-    ~RemoveDir() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
-
-  // A bad workload or platform file is the user's mistake, not a refused configuration: load them
-  // first so that it surfaces as a ConfigError with its location.
+void check_compare_request(const CompareRequest& req) {
+  const ScratchDir scratch;
   if (!req.set.empty()) {
-    const auto check_file = dir / "set-check.yaml";
+    const auto check_file = scratch.dir / "set-check.yaml";
     write_scenario_file(check_file, req, req.platforms.front(), 1);
     check_set(req, check_file);
   }
+  std::vector<Diagnostic> problems;
+  const auto collect = [&](const auto& load) {
+    try {
+      load();
+    } catch (const ConfigError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  };
+  collect([&] { config::load_workload(replaced(req, "workload", req.workload), set_below(req, "workload")); });
+  for (const auto& file : req.platforms) {
+    auto o = set_below(req, "platform");
+    if (req.devices) o.push_back({"node.devices", std::to_string(*req.devices)});
+    collect([&] { config::load_platform(replaced(req, "platform", file), o); });
+  }
+  if (!problems.empty()) throw ConfigError(std::move(problems));
+}
+
+std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
+  // A bad workload, platform or `set` entry is the user's mistake, not a refused configuration:
+  // checked first so that it surfaces as a ConfigError with its location (validate runs the same).
+  check_compare_request(req);
+  // One scenario file per platform in a private temp directory, with absolute paths.
+  const ScratchDir scratch;
+  const std::filesystem::path& dir = scratch.dir;
   const auto workload = config::load_workload(replaced(req, "workload", req.workload), set_below(req, "workload"));
   std::vector<PlatformState> platforms;
   std::vector<config::PlatformSpec> specs;
