@@ -8,7 +8,7 @@
 #include "config/ConfigReference.hpp"
 #include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
-#include "sweep/Compare.hpp"
+#include "sweep/CompareChecks.hpp"
 #include "sweep/CompareFile.hpp"
 #include "sweep/FileKeys.hpp"
 #include "sweep/SweepChecks.hpp"

@@ -22,6 +22,7 @@
 #include "engine/ForkedPool.hpp"
 #include "parallel/MemoryEstimate.hpp"
 #include "report/Summary.hpp"
+#include "sweep/CompareChecks.hpp"
 
 namespace clearfog::sweep {
 namespace {
@@ -282,14 +283,6 @@ int default_global_batch(const CompareRequest& req, const std::vector<config::Pl
   return req.global_batch.value_or(static_cast<int>(4 * lcm));
 }
 
-/// The value a `set` entry gives `key`, if any (the last one wins, as with --set).
-std::optional<std::string> set_value(const CompareRequest& req, const std::string& key) {
-  std::optional<std::string> v;
-  for (const auto& o : req.set)
-    if (o.key == key) v = o.value;
-  return v;
-}
-
 /// Precisions to try: the allowed ones the accelerator has a peak for, the base first; another one
 /// only if no allowed precision has at least its peak with at most its bytes per element.
 std::vector<DType> precisions_for(const CompareRequest& req, const config::AcceleratorSpec& acc) {
@@ -348,17 +341,6 @@ std::vector<MemoryKnobs> ladder_for(const CompareRequest& req) {
   if (const auto zero = set_value(req, "parallelism.zero_stage")) (void)s.restrict("zero_stage", {*zero});
   if (const auto rec = set_value(req, "training.recompute")) (void)s.restrict("recompute", {*rec});
   return s.memory_ladder();
-}
-
-/// The scenario every configuration of `platform` starts from (absolute paths).
-void write_scenario_file(const std::filesystem::path& file, const CompareRequest& req,
-                         const std::filesystem::path& platform, int global_batch) {
-  std::ofstream f(file);
-  f << "kind: scenario\nname: compare\n"
-    << "platform: " << std::filesystem::absolute(platform).string() << "\n"
-    << "workload: " << std::filesystem::absolute(req.workload).string() << "\n"
-    << "training:\n  global_batch: " << global_batch << "\n  micro_batch: 1\n"
-    << "collectives:\n  fidelity: " << config::fidelity_name(req.search_fidelity) << "\n";
 }
 
 /// Platform `i` of the request: its figures, and its scenario file (absolute paths) in `dir`.
@@ -533,67 +515,6 @@ void report_best(std::vector<PlatformState>& platforms, const CompareRequest& re
   }
 }
 
-/// A private temporary directory, removed with everything in it when the object goes.
-struct ScratchDir {
-  std::filesystem::path dir;
-  ScratchDir() {
-    std::string name = (std::filesystem::temp_directory_path() / "clearfog-compare-XXXXXX").string();
-    if (::mkdtemp(name.data()) == nullptr) throw Error("cannot create a temporary directory");
-    dir = name;
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-};
-
-/// Checks the request's `set` entries against the scenario, each key and value on its own, before
-/// anything runs; problems are located where each entry is written.
-void check_set(const CompareRequest& req, const std::filesystem::path& scenario_file) {
-  static const std::set<std::string> kSearched = {"parallelism.tp", "parallelism.pp", "parallelism.dp",
-                                                  "training.micro_batch", "training.global_batch"};
-  std::vector<Diagnostic> out;
-  const auto location = [&](std::size_t i) {
-    return i < req.set_locations.size() ? req.set_locations[i] : SourceLocation{"--set", 0, 0};
-  };
-  for (std::size_t i = 0; i < req.set.size(); ++i)
-    if (kSearched.count(req.set[i].key))
-      out.push_back({location(i), req.set[i].key,
-                     "compare searches the layout and micro-batch; use devices, global_batch or micro_batch "
-                     "(--devices, --global-batch, --micro-batch) instead"});
-  std::vector<Diagnostic> problems;
-  config::read_document_file(scenario_file, config::DocumentKind::Scenario, req.set, problems);
-  for (const Diagnostic& d : problems) {
-    bool placed = false;
-    for (std::size_t i = 0; i < req.set.size() && !placed; ++i) {
-      const auto& key = req.set[i].key;
-      if (d.location.file == "--set" && (d.key == key || d.key.starts_with(key + ".") || d.key.starts_with(key + "["))) {
-        out.push_back({location(i), d.key, d.message});
-        placed = true;
-      }
-    }
-    if (!placed && d.location.file == "--set") out.push_back({location(0), d.key, d.message});
-  }
-  if (!out.empty()) throw ConfigError(std::move(out));
-}
-
-/// The request's `set` entries for one kind of file: "platform.x" -> "x" (and likewise for the
-/// workload), so that the platform and workload are read as the scenarios will see them.
-std::vector<config::Override> set_below(const CompareRequest& req, const std::string& prefix) {
-  std::vector<config::Override> out;
-  for (const auto& o : req.set)
-    if (o.key.starts_with(prefix + ".")) out.push_back({o.key.substr(prefix.size() + 1), o.value});
-  return out;
-}
-
-/// A file `set` replaces (`platform: other.yaml`), or the given one.
-std::filesystem::path replaced(const CompareRequest& req, const std::string& key, const std::filesystem::path& file) {
-  const auto v = set_value(req, key);
-  return v ? std::filesystem::path(*v) : file;
-}
-
 }  // namespace
 
 nlohmann::ordered_json knobs_of(const nlohmann::ordered_json& s) {
@@ -609,30 +530,6 @@ nlohmann::ordered_json knobs_of(const nlohmann::ordered_json& s) {
           {"sequence_parallel", more.at("sequence_parallel")},
           {"attention", tr.at("attention")},
           {"precision", tr.at("precision")}};
-}
-
-void check_compare_request(const CompareRequest& req) {
-  const ScratchDir scratch;
-  if (!req.set.empty()) {
-    const auto check_file = scratch.dir / "set-check.yaml";
-    write_scenario_file(check_file, req, req.platforms.front(), 1);
-    check_set(req, check_file);
-  }
-  std::vector<Diagnostic> problems;
-  const auto collect = [&](const auto& load) {
-    try {
-      load();
-    } catch (const ConfigError& e) {
-      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
-    }
-  };
-  collect([&] { config::load_workload(replaced(req, "workload", req.workload), set_below(req, "workload")); });
-  for (const auto& file : req.platforms) {
-    auto o = set_below(req, "platform");
-    if (req.devices) o.push_back({"node.devices", std::to_string(*req.devices)});
-    collect([&] { config::load_platform(replaced(req, "platform", file), o); });
-  }
-  if (!problems.empty()) throw ConfigError(std::move(problems));
 }
 
 std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {

@@ -68,11 +68,6 @@ struct PlatformResult {
   nlohmann::ordered_json fastest_over_headroom;
 };
 
-/// Every problem of a request found before anything runs — its workload and platform files as its
-/// `set` entries change them, and each `set` entry against the scenario — as one ConfigError.
-/// compare_platforms() and `clearfog validate` both run it.
-void check_compare_request(const CompareRequest& request);
-
 std::vector<PlatformResult> compare_platforms(const CompareRequest& request);
 
 /// The knobs of a run from its summary JSON: tp, pp, dp, micro_batch, zero_stage, recompute,
