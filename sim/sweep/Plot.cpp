@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -65,6 +66,21 @@ std::string series_name(const PointRecord& p, const std::set<std::string>& skipp
   return name;
 }
 
+/// How a metric is drawn: its values times `scale`, the axis named with `unit`, so that a memory in
+/// bytes reads "GB" and a short step time "ms" instead of 1e+11 and 0.00012.
+struct PlotUnit {
+  double scale = 1;
+  std::string unit;  // empty: a plain number
+};
+
+PlotUnit plot_unit(const std::string& key, double largest) {
+  if (key.ends_with("_Bps")) return {1e-9, "GB/s"};
+  if (key.ends_with("_B") || key.ends_with("_bytes")) return largest >= 1e9 ? PlotUnit{1e-9, "GB"} : PlotUnit{1e-6, "MB"};
+  if (key.ends_with("_s")) return largest >= 1 ? PlotUnit{1, "s"} : PlotUnit{1e3, "ms"};
+  if (key == "mfu" || key.ends_with("_fraction") || key.ends_with("_share")) return {100, "%"};
+  return {};
+}
+
 }  // namespace
 
 std::string metric_key(const std::string& metric) {
@@ -117,19 +133,23 @@ std::string sweep_plot_svg(const std::map<int, PointRecord>& points, const std::
   // Numeric axes in increasing order; others as they first appear.
   if (std::all_of(xs.begin(), xs.end(), [](const auto& s) { return as_number(s).has_value(); }))
     std::stable_sort(xs.begin(), xs.end(), [](const auto& a, const auto& b) { return *as_number(a) < *as_number(b); });
+  double largest = 0;
+  for (const auto& [at, y] : values) largest = std::max(largest, std::fabs(y));
+  const PlotUnit unit = plot_unit(key, largest);
   std::vector<report::PlotSeries> series;
   for (const auto& name : series_names) {
     report::PlotSeries s{name, {}, {}};
     for (const auto& x : xs) {
       const auto it = values.find({name, x});
-      s.y.push_back(it == values.end() ? std::nullopt : std::optional(it->second));
+      s.y.push_back(it == values.end() ? std::nullopt : std::optional(it->second * unit.scale));
       s.oom.push_back(oom.count({name, x}) > 0);
     }
     series.push_back(std::move(s));
   }
   std::vector<std::string> labels;
   for (const auto& x : xs) labels.push_back(short_label(x));
-  return report::line_plot_svg(fmt::format("{}: {} against {}", sweep_name, metric, axis), axis, key, labels, series);
+  const std::string y_label = unit.unit.empty() ? key : fmt::format("{} ({})", key, unit.unit);
+  return report::line_plot_svg(fmt::format("{}: {} against {}", sweep_name, metric, axis), axis, y_label, labels, series);
 }
 
 }  // namespace clearfog::sweep

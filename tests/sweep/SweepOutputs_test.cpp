@@ -103,6 +103,24 @@ TEST_CASE("sweep::sweep_plot_svg: an OOM point is a hollow red ring off the line
   CHECK(clearfog::sweep::sweep_plot_svg(fits, "throughput", "parallelism.dp", "test").find("OOM") == std::string::npos);
 }
 
+TEST_CASE("sweep::sweep_plot_svg: bytes and seconds are drawn in GB and ms, the unit in the axis name", "[sweep]") {
+  auto with_memory = [](int id, int dp, double total_B) {
+    auto p = point(id, dp, "ok", 10);
+    p["summary"]["memory"] = {{"total_B", total_B}};
+    return p;
+  };
+  const std::map<int, PointRecord> points = {{0, with_memory(0, 1, 104e9)}, {1, with_memory(1, 2, 26e9)}};
+  const auto svg = clearfog::sweep::sweep_plot_svg(points, "memory.total_B", "parallelism.dp", "test");
+  CHECK(svg.find("memory.total_B (GB)") != std::string::npos);
+  CHECK(svg.find("e+") == std::string::npos);  // no exponent left on a tick
+  CHECK(svg.find(": 104<") != std::string::npos);  // the tooltip of the first point, in GB
+  // A step time of 0.1 s and 0.0667 s (samples_per_s 10 and 15): below a second, in ms.
+  const std::map<int, PointRecord> fast = {{0, point(0, 1, "ok", 10)}, {1, point(1, 2, "ok", 15)}};
+  const auto step = clearfog::sweep::sweep_plot_svg(fast, "step_time", "parallelism.dp", "test");
+  CHECK(step.find("step_time_s (ms)") != std::string::npos);
+  CHECK(step.find(": 100<") != std::string::npos);
+}
+
 TEST_CASE("report::line_plot_svg: the legend fits inside the picture", "[report]") {
   // A legend entry is at most font size x 0.62 per character wide (sans-serif average glyphs are narrower).
   constexpr double kFontPx = 11;
