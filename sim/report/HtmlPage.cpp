@@ -89,4 +89,17 @@ std::string html_page_tail(std::string_view script) {
   return fmt::format("<script>{}{}</script>\n</body></html>\n", kErrorCounter, script);
 }
 
+std::string table_page_script(std::string_view table_id) {
+  return fmt::format(R"JS(
+(function () {{
+  var table = document.getElementById("{}");
+  document.body.dataset.rows = String(table.tBodies[0].rows.length);
+  document.body.dataset.plots = String(document.querySelectorAll("div.plot svg").length);
+  make_sortable(table);
+  document.body.dataset.ready = "yes";
+}})();
+)JS",
+                     table_id);
+}
+
 }  // namespace clearfog::report

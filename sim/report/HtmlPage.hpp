@@ -33,4 +33,9 @@ std::string html_page_head(const std::string& title, std::string_view extra_css 
 /// "yes"), then </body></html>.
 std::string html_page_tail(std::string_view script);
 
+/// The script of a page built around one sortable table: it makes table `table_id` sortable and puts
+/// its row count and the number of plots (svg in div.plot) on <body> as data-rows and data-plots,
+/// for the headless-browser tests, then sets data-ready.
+std::string table_page_script(std::string_view table_id);
+
 }  // namespace clearfog::report

@@ -23,20 +23,16 @@
 #include "parallel/MemoryEstimate.hpp"
 #include "report/Summary.hpp"
 #include "sweep/CompareChecks.hpp"
+#include "sweep/CompareKnobs.hpp"
 
 namespace clearfog::sweep {
 namespace {
 
-/// Layouts (tp, pp, dp) whose speed knobs are varied after the first pass.
-constexpr int kRefinedLayouts = 3;
+using namespace search;
+
 /// Configurations per platform re-simulated at step fidelity: fluid collectives can rank close
 /// configurations differently.
 constexpr int kConfirmed = 3;
-/// Largest micro-batch tried: beyond it the GEMMs are already large and activations only grow.
-constexpr int kMaxMicroBatch = 16;
-/// Precisions in the order a base precision is picked; fp8 is searched only when asked for
-/// (`search: {precision: [bf16, fp8]}`): training in it needs a scaling recipe.
-constexpr std::array<DType, 4> kPrecisionPreference = {DType::bf16, DType::fp16, DType::tf32, DType::fp32};
 
 std::vector<int> divisors(int n) {
   std::vector<int> d;
@@ -44,17 +40,6 @@ std::vector<int> divisors(int n) {
     if (n % i == 0) d.push_back(i);
   return d;
 }
-
-/// One point of the search: the layout, the speed knobs and the memory knobs.
-struct Config {
-  int tp = 1, pp = 1, dp = 1, micro_batch = 1;
-  bool sequence_parallel = false;
-  std::optional<config::Attention> attention;  // absent: the framework's (not a transformer)
-  DType precision = DType::bf16;
-  MemoryKnobs memory;
-  auto operator<=>(const Config&) const = default;
-  [[nodiscard]] std::tuple<int, int, int> layout() const { return {tp, pp, dp}; }
-};
 
 std::string describe(const Config& c) {
   std::string s = fmt::format("tp {} pp {} dp {} micro-batch {}", c.tp, c.pp, c.dp, c.micro_batch);
@@ -82,32 +67,6 @@ struct Candidate {
   std::size_t platform = 0;
   Config config;
   config::ScenarioSpec scenario;
-};
-
-/// The values each speed knob may take on one platform.
-struct SpeedValues {
-  std::vector<bool> sequence_parallel;             // used where tp > 1; false elsewhere
-  std::vector<std::optional<config::Attention>> attentions;
-  std::vector<DType> precisions;                   // the first is the base
-};
-
-struct PlatformState {
-  PlatformResult result;
-  std::filesystem::path scenario_file;
-  std::vector<config::Override> overrides;  // devices and the request's `set`, after the layout's
-  SpeedValues speed;
-  /// The speed knobs every layout starts from: the first values, or the best's after a round.
-  bool start_sequence_parallel = false;
-  std::optional<config::Attention> start_attention;
-  DType start_precision = DType::bf16;
-  std::vector<MemoryKnobs> ladder;
-  double usable_B = 0;                      // (1 - headroom) x capacity
-  std::set<Config> seen;                    // speed points (memory knobs at their default) tried
-  std::set<std::tuple<int, int, int>> refused;  // layouts the validator refused in a first pass
-  std::set<Config> chosen;                  // configurations admitted or recorded
-  std::map<Config, nlohmann::ordered_json> done;  // summary and breakdown of each simulated one
-  std::map<Config, std::size_t> row;        // index in result.configurations
-  double least_memory_B = 0;
 };
 
 std::vector<config::Override> config_overrides(const Config& c, const std::vector<config::Override>& extra) {
@@ -240,31 +199,6 @@ void simulate(std::vector<PlatformState>& platforms, const std::vector<Candidate
   record(platforms, candidates, simulate_all(candidates, jobs));
 }
 
-bool within_headroom(const PlatformState& p, const Config& c) {
-  return p.result.configurations.at(p.row.at(c)).at("status") == "ok";
-}
-
-/// Simulated configurations of a platform that fit under the headroom (or, with `over`, those that
-/// do not), fastest first (ties: the order of the Config fields, smaller first).
-std::vector<Config> ranked(const PlatformState& p, bool over = false) {
-  std::vector<std::pair<double, Config>> v;
-  for (const auto& [c, j] : p.done)
-    if (within_headroom(p, c) != over) v.emplace_back(j.at("summary").at("samples_per_s").get<double>(), c);
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::vector<Config> out;
-  for (const auto& [rate, c] : v) out.push_back(c);
-  return out;
-}
-
-/// The best layouts' base points: the fastest configuration of each of the first few layouts.
-std::vector<Config> best_layouts(const PlatformState& p) {
-  std::vector<Config> out;
-  std::set<std::tuple<int, int, int>> layouts;
-  for (const Config& c : ranked(p))
-    if (layouts.insert(c.layout()).second && out.size() < kRefinedLayouts) out.push_back(c);
-  return out;
-}
-
 /// The global batch: the request's, or 4 x the least common multiple of the device counts when
 /// that is an int (a located error otherwise).
 int default_global_batch(const CompareRequest& req, const std::vector<config::PlatformSpec>& specs) {
@@ -281,66 +215,6 @@ int default_global_batch(const CompareRequest& req, const std::vector<config::Pl
                                     "{}, is beyond 2^31; give global_batch (or --global-batch)",
                                     fmt::join(counts, ", "))}});
   return req.global_batch.value_or(static_cast<int>(4 * lcm));
-}
-
-/// Precisions to try: the allowed ones the accelerator has a peak for, the base first; another one
-/// only if no allowed precision has at least its peak with at most its bytes per element.
-std::vector<DType> precisions_for(const CompareRequest& req, const config::AcceleratorSpec& acc) {
-  std::vector<DType> allowed;
-  if (const auto fixed = set_value(req, "training.precision"); fixed && parse_dtype(*fixed))
-    allowed = {*parse_dtype(*fixed)};
-  else if (req.search.precisions)
-    allowed = *req.search.precisions;
-  else
-    allowed.assign(kPrecisionPreference.begin(), kPrecisionPreference.end());
-  std::vector<DType> supported;
-  for (DType d : allowed)
-    if (acc.peak_flops.count(d)) supported.push_back(d);
-  if (supported.empty()) return {allowed.front()};  // the validator says which precisions are allowed
-  std::stable_sort(supported.begin(), supported.end(), [](DType a, DType b) {
-    const auto rank = [](DType d) {
-      return std::find(kPrecisionPreference.begin(), kPrecisionPreference.end(), d) - kPrecisionPreference.begin();
-    };
-    return rank(a) < rank(b);
-  });
-  std::vector<DType> out = {supported.front()};
-  for (std::size_t i = 1; i < supported.size(); ++i) {
-    const DType d = supported[i];
-    const bool dominated = std::any_of(supported.begin(), supported.begin() + static_cast<std::ptrdiff_t>(i), [&](DType q) {
-      return acc.peak(q) >= acc.peak(d) && dtype_bytes(q) <= dtype_bytes(d);
-    });
-    if (!dominated) out.push_back(d);
-  }
-  return out;
-}
-
-SpeedValues speed_values(const CompareRequest& req, const config::AcceleratorSpec& acc, const std::string& workload_type) {
-  SpeedValues v;
-  if (const auto fixed = set_value(req, "parallelism.sequence_parallel"))
-    v.sequence_parallel = {*fixed == "true"};
-  else if (workload_type != "transformer")
-    v.sequence_parallel = {false};
-  else
-    v.sequence_parallel = req.search.sequence_parallel.value_or(std::vector<bool>{true, false});
-  // Fused attention first: no s^2 scores in memory, no s^2 traffic.
-  if (const auto fixed = set_value(req, "training.attention"); fixed && config::parse_attention(*fixed))
-    v.attentions = {config::parse_attention(*fixed)};
-  else if (workload_type != "transformer")
-    v.attentions = {std::nullopt};
-  else
-    for (auto a : req.search.attentions.value_or(std::vector<config::Attention>{config::Attention::Fused,
-                                                                                config::Attention::Unfused}))
-      v.attentions.push_back(a);
-  v.precisions = precisions_for(req, acc);
-  return v;
-}
-
-/// The memory ladder, or the single rung `set` fixes for ZeRO stage and recomputation.
-std::vector<MemoryKnobs> ladder_for(const CompareRequest& req) {
-  SearchSpace s = req.search;
-  if (const auto zero = set_value(req, "parallelism.zero_stage")) (void)s.restrict("zero_stage", {*zero});
-  if (const auto rec = set_value(req, "training.recompute")) (void)s.restrict("recompute", {*rec});
-  return s.memory_ladder();
 }
 
 /// Platform `i` of the request: its figures, and its scenario file (absolute paths) in `dir`.
@@ -368,91 +242,6 @@ PlatformState platform_state(const CompareRequest& req, const config::PlatformSp
   p.overrides.insert(p.overrides.end(), req.set.begin(), req.set.end());
   write_scenario_file(p.scenario_file, req, req.platforms[i], global_batch);
   return p;
-}
-
-/// The base point of a layout: the first value of every speed knob.
-Config base_point(const PlatformState& p, int tp, int pp, int dp, int micro_batch) {
-  Config c;
-  c.tp = tp;
-  c.pp = pp;
-  c.dp = dp;
-  c.micro_batch = micro_batch;
-  c.sequence_parallel = tp > 1 && p.start_sequence_parallel;
-  c.attention = p.start_attention;
-  c.precision = p.start_precision;
-  return c;
-}
-
-/// After a round: when the best configuration took another attention kind, precision or (with
-/// tp > 1) sequence-parallel setting than every layout started from, start from the best's values;
-/// returns whether they changed (every layout is then tried again with them).
-bool restart_from_best(PlatformState& p) {
-  const auto order = ranked(p);
-  if (order.empty()) return false;
-  const Config& best = order.front();
-  bool changed = false;
-  if (best.attention != p.start_attention) p.start_attention = best.attention, changed = true;
-  if (best.precision != p.start_precision) p.start_precision = best.precision, changed = true;
-  if (best.tp > 1 && best.sequence_parallel != p.start_sequence_parallel)
-    p.start_sequence_parallel = best.sequence_parallel, changed = true;
-  return changed;
-}
-
-/// Variations of `base`, one speed knob at a time.
-std::vector<Config> variations(const PlatformState& p, const Config& base, const CompareRequest& req) {
-  std::vector<Config> out;
-  if (!req.micro_batch) {
-    const int per_replica = p.result.global_batch / base.dp;
-    for (int mb = 1; mb <= std::min(per_replica, kMaxMicroBatch); mb *= 2) {
-      Config c = base;
-      c.micro_batch = mb;
-      out.push_back(c);
-    }
-  }
-  if (base.tp > 1)
-    for (bool sp : p.speed.sequence_parallel) {
-      Config c = base;
-      c.sequence_parallel = sp;
-      out.push_back(c);
-    }
-  for (const auto& a : p.speed.attentions) {
-    Config c = base;
-    c.attention = a;
-    out.push_back(c);
-  }
-  for (DType d : p.speed.precisions) {
-    Config c = base;
-    c.precision = d;
-    out.push_back(c);
-  }
-  return out;
-}
-
-/// The best value of every speed knob among the simulated points of `base`'s layout, together.
-Config combined(const PlatformState& p, const Config& base) {
-  const auto rate = [&](const Config& c) { return p.done.at(c).at("summary").at("samples_per_s").get<double>(); };
-  Config out = base;
-  double mb = 0, sp = 0, att = 0, prec = 0;
-  for (const Config& c : ranked(p)) {
-    if (c.layout() != base.layout()) continue;
-    // A point that differs from the base in one knob votes for that knob's value.
-    const Config& b = base;
-    const int differ = (c.micro_batch != b.micro_batch) + (c.sequence_parallel != b.sequence_parallel) +
-                       (c.attention != b.attention) + (c.precision != b.precision);
-    if (differ != 1) continue;
-    const double r = rate(c);
-    if (c.micro_batch != b.micro_batch && r > mb) mb = r, out.micro_batch = c.micro_batch;
-    if (c.sequence_parallel != b.sequence_parallel && r > sp) sp = r, out.sequence_parallel = c.sequence_parallel;
-    if (c.attention != b.attention && r > att) att = r, out.attention = c.attention;
-    if (c.precision != b.precision && r > prec) prec = r, out.precision = c.precision;
-  }
-  // A knob only takes the other value when it beat the base.
-  const double base_rate = p.done.count(base) ? rate(base) : 0;
-  if (mb <= base_rate) out.micro_batch = base.micro_batch;
-  if (sp <= base_rate) out.sequence_parallel = base.sequence_parallel;
-  if (att <= base_rate) out.attention = base.attention;
-  if (prec <= base_rate) out.precision = base.precision;
-  return out;
 }
 
 /// Each platform's best configuration: the fastest of the search, or, with confirm_at_step, the

@@ -18,16 +18,6 @@ using Json = nlohmann::ordered_json;
 
 constexpr double kBytesPerGB = 1e9;
 
-constexpr const char* kScript = R"JS(
-(function () {
-  var table = document.getElementById("platforms-table");
-  document.body.dataset.rows = String(table.tBodies[0].rows.length);
-  document.body.dataset.plots = String(document.querySelectorAll("div.plot svg").length);
-  make_sortable(table);
-  document.body.dataset.ready = "yes";
-})();
-)JS";
-
 /// j[a][b]... as a number; nullopt when a key is missing or not a number.
 std::optional<double> number_at(const Json& j, std::initializer_list<const char*> path) {
   const Json* at = &j;
@@ -151,7 +141,7 @@ std::string comparison_html(const Json& comparison, const std::string& inputs_te
   for (const auto& p : platforms) plots += platform_plot(p);
   o += report::html_section("configurations", "Configurations per platform", plots + "</div>\n");
   o += report::html_section("inputs", "Inputs", "<pre>" + html_escape(inputs_text) + "</pre>\n");
-  return o + report::html_page_tail(kScript);
+  return o + report::html_page_tail(report::table_page_script("platforms-table"));
 }
 
 }  // namespace clearfog::sweep

@@ -20,18 +20,6 @@ using report::html_escape;
 
 constexpr double kBytesPerGB = 1e9;
 
-// Script: make the table sortable (report/HtmlPage.hpp), and put the row and plot counts on <body>
-// for the headless-browser test.
-constexpr const char* kScript = R"JS(
-(function () {
-  var table = document.getElementById("points-table");
-  document.body.dataset.rows = String(table.tBodies[0].rows.length);
-  document.body.dataset.plots = String(document.querySelectorAll("div.plot svg").length);
-  make_sortable(table);
-  document.body.dataset.ready = "yes";
-})();
-)JS";
-
 std::optional<double> number(const PointRecord& p, const char* group, const char* key) {
   if (!p.contains("summary")) return std::nullopt;
   const auto* j = &p.at("summary");
@@ -201,7 +189,7 @@ std::string sweep_html(const std::string& name, const std::map<int, PointRecord>
   o += report::html_section("plots", "Against each axis", plots_html(name, points, axes));
   o += report::html_section("pareto", "Pareto front", pareto_html(name, points));
   o += report::html_section("inputs", "Inputs", "<pre>" + html_escape(inputs_text) + "</pre>\n");
-  return o + report::html_page_tail(kScript);
+  return o + report::html_page_tail(report::table_page_script("points-table"));
 }
 
 std::string sweep_report_html(const std::filesystem::path& out_dir, const std::string& where) {
