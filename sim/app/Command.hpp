@@ -38,5 +38,6 @@ Command add_merge_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
+Command add_shard_command(CLI::App& app);
 
 }  // namespace clearfog::app

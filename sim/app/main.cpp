@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
       add_compare_command(app),
       add_export_command(app),
       add_report_command(app),
+      add_shard_command(app),
   };
 
   try {
