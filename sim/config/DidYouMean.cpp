@@ -4,6 +4,10 @@
 #include <cctype>
 #include <numeric>
 
+#include <fmt/format.h>
+
+#include "core/Quote.hpp"
+
 namespace clearfog::config {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -46,6 +50,15 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
     }
   }
   return best;
+}
+
+std::string unknown_key_message(std::string_view written, std::string_view name,
+                                const std::vector<std::string>& allowed, std::string_view suggestion_prefix) {
+  std::string message = fmt::format("unknown key {}; ", quote(written));
+  if (auto best = closest_match(name, allowed))
+    message += fmt::format("did you mean \"{}{}\"? ", suggestion_prefix, *best);
+  message += fmt::format("allowed here: {}", fmt::join(allowed, ", "));
+  return message;
 }
 
 }  // namespace clearfog::config

@@ -1,9 +1,7 @@
 #include "config/DocumentReader.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <climits>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -13,85 +11,20 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include "config/ChakraShorthand.hpp"
 #include "config/DidYouMean.hpp"
 #include "config/KeyTable.hpp"
-#include "config/ScaleLimits.hpp"
+#include "config/NodeSource.hpp"
+#include "config/NodeText.hpp"
+#include "config/RawValue.hpp"
+#include "config/TypedScalar.hpp"
+#include "config/ValueTyper.hpp"
 #include "config/YamlFile.hpp"
 #include "core/Quote.hpp"
-#include "core/Units.hpp"
 
 namespace clearfog::config {
 
 namespace {
-
-constexpr std::string_view kOverrideFile = "--set";
-
-SourceLocation override_location() { return SourceLocation{std::string(kOverrideFile), 0, 0}; }
-
-/// Where the YAML nodes being walked come from.
-struct Source {
-  std::string file;            ///< the file they are written in (for an override: the document's file)
-  bool from_override = false;  ///< nodes of a --set value: located at "--set"
-  std::string display_prefix;  ///< prepended to key paths in diagnostics
-
-  [[nodiscard]] SourceLocation location(const YAML::Mark& mark, const SourceLocation& fallback) const {
-    if (from_override) return override_location();
-    return location_of(mark, file, fallback);
-  }
-  [[nodiscard]] std::string display(std::string_view path) const { return display_prefix + std::string(path); }
-};
-
-/// An override still to be applied, with its path relative to the document it is applied to.
-struct PendingOverride {
-  std::string path;         ///< relative to the current document
-  std::string display_key;  ///< as the user wrote it, for diagnostics
-  YAML::Node value;
-};
-
-/// A node found for a leaf key, before it is typed: a scalar, or a sequence for a list key.
-struct RawValue {
-  YAML::Node node;
-  Source source;  ///< locates the elements of a list
-  SourceLocation location;
-  std::string display_key;
-  Origin origin = Origin::Given;
-};
-
-/// A node found for a reference key: a path or an inline mapping.
-struct RawReference {
-  YAML::Node node;
-  Source source;
-  SourceLocation location;
-  std::string display_key;
-};
-
-std::string node_kind_text(const YAML::Node& node) {
-  switch (node.Type()) {
-    case YAML::NodeType::Map: return "a mapping";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Scalar: return quote(node.Scalar());
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined: return "nothing";
-  }
-  return "nothing";
-}
-
-/// A node as one line of flow YAML, for ConfigValue::text: "[4, 4, 4]", "{from: dev0, to: sw0}".
-std::string flow_text(const YAML::Node& node) {
-  std::vector<std::string> parts;
-  switch (node.Type()) {
-    case YAML::NodeType::Scalar: return node.Scalar();
-    case YAML::NodeType::Sequence:
-      for (const auto& element : node) parts.push_back(flow_text(element));
-      return fmt::format("[{}]", fmt::join(parts, ", "));
-    case YAML::NodeType::Map:
-      for (const auto& entry : node) parts.push_back(fmt::format("{}: {}", flow_text(entry.first), flow_text(entry.second)));
-      return fmt::format("{{{}}}", fmt::join(parts, ", "));
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined: break;
-  }
-  return "";
-}
 
 /// Gives a value, its elements and their fields one location (a default has no position of its own).
 void relocate(ConfigValue& value, const SourceLocation& location) {
@@ -109,99 +42,13 @@ std::string join_path(std::string_view section, std::string_view name) {
   return section.empty() ? std::string(name) : fmt::format("{}.{}", section, name);
 }
 
-std::string unknown_key_message(std::string_view written, std::string_view name,
-                                const std::vector<std::string>& allowed, std::string_view suggestion_prefix) {
-  std::string message = fmt::format("unknown key {}; ", quote(written));
-  if (auto best = closest_match(name, allowed))
-    message += fmt::format("did you mean \"{}{}\"? ", suggestion_prefix, *best);
-  message += fmt::format("allowed here: {}", fmt::join(allowed, ", "));
-  return message;
-}
-
-/// Types one scalar against its KeySpec. Returns the message of what is wrong, or the typed data.
-struct Typed {
-  ConfigValue::Data data;
-  std::string error;  ///< empty when valid
-};
-
-/// "must be > 0", "must be 0 or between 1 ps and 1 s": what a quantity's value must be.
-std::string quantity_rule_text(const KeySpec& spec) {
-  const std::string zero = satisfies(spec.constraint, 0.0) ? "0 or " : "";
-  return fmt::format("must be {}{}", zero, units::range_text(spec.dimension));
-}
-
-/// The limits of one key beyond its type and constraint (ScaleLimits).
-struct Limits {
-  const KeyLimit* count = nullptr;
-  const QuantityFloor* floor = nullptr;
-};
-
-Typed type_scalar(const KeySpec& spec, const std::string& text, Limits limits) {
-  const KeyLimit* limit = limits.count;
-  const QuantityFloor* floor = limits.floor;
-  const auto got = fmt::format("got {}", quote(text));
-  const auto constraint_error = [&] {
-    return fmt::format("must be {}, {}", constraint_text(spec.constraint), got);
-  };
-  switch (spec.type) {
-    case KeyType::Integer: {
-      std::int64_t n = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-      if (ec != std::errc{} || end != text.data() + text.size())
-        return {{}, fmt::format("expected {}, {}", element_expected_text(spec), got)};
-      if (n > INT_MAX || n < INT_MIN)
-        return {{}, fmt::format("expected {} below 2^31, {}", element_expected_text(spec), got)};
-      if (!satisfies(spec.constraint, static_cast<double>(n))) return {{}, constraint_error()};
-      if (limit && n > limit->max)
-        return {{}, fmt::format("{} is too many: {}", quote(text), over_limit_text(n, limit->max, limit->unit, limit->cost))};
-      return {n, {}};
-    }
-    case KeyType::Number: {
-      double x = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
-      if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(x))
-        return {{}, fmt::format("expected {}, {}", element_expected_text(spec), got)};
-      if (x == 0.0) x = 0.0;  // -0 is 0
-      if (!satisfies(spec.constraint, x)) return {{}, constraint_error()};
-      return {x, {}};
-    }
-    case KeyType::Quantity: {
-      double x = 0;
-      try {
-        x = units::parse(text, spec.dimension);
-      } catch (const units::UnitError& e) {
-        return {{}, e.what()};
-      }
-      if (!satisfies(spec.constraint, x)) return {{}, constraint_error()};
-      // The range is a property of the dimension; zero and the sign are the constraint's.
-      if (x != 0.0 && !units::plausible(x, spec.dimension))
-        return {{}, fmt::format("{} (a plausible {}), {}", quantity_rule_text(spec), units::dimension_name(spec.dimension), got)};
-      if (floor && x != 0.0 && x < floor->min)
-        return {{}, fmt::format("must be {}at least {} ({}), {}", satisfies(spec.constraint, 0.0) ? "0 or " : "",
-                                units::format(floor->min, spec.dimension), floor->reason, got)};
-      return {x, {}};
-    }
-    case KeyType::String: return {text, {}};
-    case KeyType::Kind:
-    case KeyType::Enum: {
-      if (std::find(spec.choices.begin(), spec.choices.end(), text) != spec.choices.end()) return {text, {}};
-      return {{}, fmt::format("unknown value {}; allowed: {}", quote(text), fmt::join(spec.choices, ", "))};
-    }
-    case KeyType::Bool:
-      if (text == "true") return {true, {}};
-      if (text == "false") return {false, {}};
-      return {{}, fmt::format("expected {}, {}", element_expected_text(spec), got)};
-    case KeyType::Reference:
-    case KeyType::Record: break;
-  }
-  throw std::logic_error("type_scalar: a reference or a record is not a scalar value");
-}
-
-/// Reads one document. Diagnostics go into `out`: those of this document first (in file order),
+/// Reads one document: walks its YAML into raw values (RawValue.hpp), applies the overrides and the
+/// chakra shorthand (ChakraShorthand.hpp), reads the referenced documents, then types the values
+/// (ValueTyper.hpp). Diagnostics go into `out`: those of this document first (in file order),
 /// then those of the documents it references.
-class Reader {
+class DocumentReader {
 public:
-  Reader(DocumentKind kind, Source source, std::vector<PendingOverride> overrides)
+  DocumentReader(DocumentKind kind, NodeSource source, std::vector<PendingOverride> overrides)
       : table_(KeyTable::of(kind)), source_(std::move(source)), overrides_(std::move(overrides)) {}
 
   /// Walks the document rooted at `root`, applies the overrides, reads the referenced documents and
@@ -215,7 +62,7 @@ public:
     }
     walk(root, "", source_, root_location);
     apply_overrides();
-    imply_chakra_workload();
+    imply_chakra_workload(table_.kind(), source_, invalid_, raw_);
     std::vector<Diagnostic> from_children;
     read_references(from_children);
     type_values();
@@ -227,28 +74,12 @@ public:
     return doc_;
   }
 
-  /// `workload: {chakra: DIR}`: a workload that names a trace directory is of type chakra and, when
-  /// it has no name or source, is named after the directory (docs/interop.md).
-  void imply_chakra_workload() {
-    if (table_.kind() != DocumentKind::Workload) return;
-    const auto dir = raw_.find("chakra");
-    if (dir == raw_.end()) return;
-    for (const char* key : {"type", "name", "source"}) {
-      if (raw_.count(key) || invalid_.count(key)) continue;
-      // A fresh node: assigning to a copy of the directory's YAML node would change that node.
-      const std::string value = std::string(key) == "type" ? "chakra" : dir->second.node.Scalar();
-      raw_.emplace(key, RawValue{YAML::Node(value), dir->second.source, dir->second.location, source_.display(key),
-                                 Origin::Defaulted});
-    }
-  }
-
   /// Reads a document from its own file, where `kind:` is required. A file referenced under another
   /// kind is reported at the reference (`referrer`) and not read further.
-  static std::shared_ptr<const ConfigDocument> read_file(const std::filesystem::path& file,
-                                                                    DocumentKind kind,
-                                                                    const std::optional<Referrer>& referrer,
-                                                                    std::vector<PendingOverride> overrides,
-                                                                    std::vector<Diagnostic>& out) {
+  static std::shared_ptr<const ConfigDocument> read_file(const std::filesystem::path& file, DocumentKind kind,
+                                                         const std::optional<Referrer>& referrer,
+                                                         std::vector<PendingOverride> overrides,
+                                                         std::vector<Diagnostic>& out) {
     const auto root = read_yaml_file(file, referrer, out);
     if (!root) return nullptr;
     const std::string name = file.string();
@@ -266,7 +97,7 @@ public:
         }
       }
     }
-    return Reader(kind, Source{name, false, ""}, std::move(overrides))
+    return DocumentReader(kind, NodeSource{name, false, ""}, std::move(overrides))
         .read(*root, SourceLocation{name, 1, 1}, /*kind_required=*/true, out);
   }
 
@@ -319,7 +150,7 @@ private:
   }
 
   /// Records the nodes under `path` (a section, a leaf or a reference) into raw_ / references_.
-  void walk(const YAML::Node& node, const std::string& path, const Source& source, const SourceLocation& where) {
+  void walk(const YAML::Node& node, const std::string& path, const NodeSource& source, const SourceLocation& where) {
     if (const KeySpec* spec = table_.find(path)) {
       if (spec->type == KeyType::Reference) {
         references_.insert_or_assign(path, RawReference{node, source, where, source.display(path)});
@@ -373,7 +204,7 @@ private:
 
   void apply_overrides() {
     for (auto& o : overrides_) {
-      const Source source{source_.file, true, o.display_key.substr(0, o.display_key.size() - o.path.size())};
+      const NodeSource source{source_.file, true, o.display_key.substr(0, o.display_key.size() - o.path.size())};
       if (o.path == "kind") {
         report(override_location(), o.display_key, "the kind of a document cannot be overridden");
         continue;
@@ -441,8 +272,8 @@ private:
         child = read_file(file, spec.referenced_kind, Referrer{ref.location, ref.display_key},
                                      std::move(overrides), out);
       } else if (ref.node.IsMap()) {
-        Source inline_source{ref.source.file, ref.source.from_override, ref.display_key + "."};
-        child = Reader(spec.referenced_kind, std::move(inline_source), std::move(overrides))
+        NodeSource inline_source{ref.source.file, ref.source.from_override, ref.display_key + "."};
+        child = DocumentReader(spec.referenced_kind, std::move(inline_source), std::move(overrides))
                     .read(ref.node, ref.location, /*kind_required=*/false, out);
       } else {
         report(ref.location, ref.display_key,
@@ -455,10 +286,11 @@ private:
   /// Types every raw value; fills in defaults; reports missing required keys (those used only
   /// under conditions are left to the semantic checks).
   void type_values() {
+    ValueTyper typer(table_.kind(), own_);
     for (const auto& spec : table_.keys()) {
       if (spec.type == KeyType::Kind || spec.type == KeyType::Reference) continue;
       if (const auto it = raw_.find(spec.path); it != raw_.end()) {
-        if (auto value = type_value(spec, it->second))
+        if (auto value = typer.type_value(spec, it->second))
           doc_->set_value(spec.path, std::move(*value));
         else
           invalid_.insert(spec.path);
@@ -479,7 +311,7 @@ private:
           const RawValue raw{spec.list ? YAML::Load(spec.default_text) : YAML::Node(spec.default_text), source_,
                              where, doc_->display_key(spec.path), Origin::Defaulted};
           const std::size_t problems = own_.size();
-          auto value = type_value(spec, raw);
+          auto value = typer.type_value(spec, raw);
           if (!value || own_.size() != problems)
             throw std::logic_error(fmt::format("key table: bad default for {}: {}", spec.path,
                                                own_.empty() ? "" : own_.back().message));
@@ -497,117 +329,6 @@ private:
     }
   }
 
-  /// Types a scalar or a list against its key; reports what is wrong and returns nullopt.
-  std::optional<ConfigValue> type_value(const KeySpec& spec, const RawValue& raw) {
-    if (!spec.list) {
-      Typed typed = type_scalar(spec, raw.node.Scalar(), limit_of(spec));
-      if (!typed.error.empty()) {
-        report(raw.location, raw.display_key, std::move(typed.error));
-        return std::nullopt;
-      }
-      return ConfigValue{&spec, std::move(typed.data), raw.node.Scalar(), raw.origin, raw.location, raw.display_key};
-    }
-    // Every element is checked, so that one run reports every bad element.
-    bool valid = true;
-    std::vector<ConfigValue> elements;
-    std::size_t index = 0;
-    for (const auto& node : raw.node) {
-      const YAML::Node element = node;
-      const std::string key = fmt::format("{}[{}]", raw.display_key, index++);
-      const SourceLocation where = raw.source.location(element.Mark(), raw.location);
-      std::optional<ConfigValue> value;
-      if (spec.type == KeyType::Record) {
-        value = type_record(spec, element, raw.source, where, key, raw.origin);
-      } else if (!element.IsScalar()) {
-        report(where, key, fmt::format("expected {}, got {}", element_expected_text(spec), node_kind_text(element)));
-      } else if (Typed typed = type_scalar(spec, element.Scalar(), limit_of(spec)); !typed.error.empty()) {
-        report(where, key, std::move(typed.error));
-      } else {
-        value = ConfigValue{&spec, std::move(typed.data), element.Scalar(), raw.origin, where, key};
-      }
-      if (value)
-        elements.push_back(std::move(*value));
-      else
-        valid = false;
-    }
-    if (!valid) return std::nullopt;
-    return ConfigValue{&spec, std::move(elements), flow_text(raw.node), raw.origin, raw.location, raw.display_key};
-  }
-
-  /// Types one element of a list of records: a mapping of the list key's fields.
-  std::optional<ConfigValue> type_record(const KeySpec& spec, const YAML::Node& node, const Source& source,
-                                         const SourceLocation& where, const std::string& key, Origin origin) {
-    if (!node.IsMap()) {
-      report(where, key, fmt::format("expected {}, got {}", element_expected_text(spec), node_kind_text(node)));
-      return std::nullopt;
-    }
-    std::vector<std::string> allowed;
-    for (const auto& f : spec.fields) allowed.push_back(f.path);
-    bool valid = true;
-    std::vector<ConfigValue> fields;
-    std::set<std::string> seen;  // written, or suggested for a misspelt name
-    for (const auto& entry : node) {
-      const YAML::Node name_node = entry.first;
-      const YAML::Node value = entry.second;
-      const SourceLocation name_location = source.location(name_node.Mark(), where);
-      if (!name_node.IsScalar()) {
-        report(name_location, key, fmt::format("keys must be plain names; allowed here: {}", fmt::join(allowed, ", ")));
-        valid = false;
-        continue;
-      }
-      const std::string& name = name_node.Scalar();
-      const std::string field_key = fmt::format("{}.{}", key, name);
-      const auto field = std::find_if(spec.fields.begin(), spec.fields.end(),
-                                      [&](const KeySpec& f) { return f.path == name; });
-      if (field == spec.fields.end()) {
-        report(name_location, field_key, unknown_key_message(name, name, allowed, ""));
-        // The suggested field is probably the one meant: do not also report it as missing.
-        if (auto best = closest_match(name, allowed)) seen.insert(*best);
-        valid = false;
-        continue;
-      }
-      seen.insert(name);
-      const SourceLocation value_location = source.location(value.Mark(), name_location);
-      Typed typed;
-      if (!value.IsScalar())
-        typed.error = fmt::format("expected {}, got {}", expected_text(*field), node_kind_text(value));
-      else
-        typed = type_scalar(*field, value.Scalar(), limit_of(fmt::format("{}[].{}", spec.path, field->path)));
-      if (!typed.error.empty()) {
-        report(value_location, field_key, std::move(typed.error));
-        valid = false;
-        continue;
-      }
-      fields.push_back(ConfigValue{&*field, std::move(typed.data), value.Scalar(), origin, value_location, field_key});
-    }
-    for (const auto& f : spec.fields) {
-      if (seen.count(f.path)) continue;
-      const std::string field_key = fmt::format("{}.{}", key, f.path);
-      switch (f.presence) {
-        case Presence::Required:
-          report(where, field_key, fmt::format("missing required key \"{}\" ({})", f.path, expected_text(f)));
-          valid = false;
-          break;
-        case Presence::Defaulted:
-          fields.push_back(ConfigValue{&f, type_scalar(f, f.default_text, {}).data, f.default_text, Origin::Defaulted,
-                                       where, field_key});
-          break;
-        case Presence::Derived:
-          fields.push_back(ConfigValue{&f, std::monostate{}, f.default_text, Origin::Defaulted, where, field_key});
-          break;
-        case Presence::Optional: break;
-      }
-    }
-    if (!valid) return std::nullopt;
-    return ConfigValue{&spec, std::move(fields), flow_text(node), origin, where, key};
-  }
-
-  Limits limit_of(const KeySpec& spec) const { return limit_of(spec.path); }
-  /// `path`: a key's, or "overrides[].first" for a field of a list of records.
-  Limits limit_of(std::string_view path) const {
-    return {find_key_limit(table_.kind(), path), find_quantity_floor(table_.kind(), path)};
-  }
-
   /// Whether `path` lies under one of `sections` (a section written with the wrong shape, or a
   /// misspelt one whose keys were all reported with it).
   static bool under_section_in(const std::set<std::string>& sections, const std::string& path) {
@@ -617,7 +338,7 @@ private:
   }
 
   const KeyTable& table_;
-  Source source_;
+  NodeSource source_;
   std::vector<PendingOverride> overrides_;
   std::shared_ptr<ConfigDocument> doc_;
   std::vector<Diagnostic> own_;
@@ -626,7 +347,6 @@ private:
   std::map<std::string, std::vector<PendingOverride>> child_overrides_;
   std::set<std::string> invalid_;   ///< leaves and sections of the wrong YAML shape; leaves of a bad value
   std::set<std::string> misspelt_;  ///< keys suggested for an unknown key
-
 };
 
 }  // namespace
@@ -652,7 +372,7 @@ std::shared_ptr<const ConfigDocument> read_document_file(const std::filesystem::
       diagnostics.push_back({override_location(), o.key,
                              fmt::format("cannot read the value {} as YAML: {}", quote(o.value), p.message)});
   }
-  return Reader::read_file(file, kind, std::nullopt, std::move(pending), diagnostics);
+  return DocumentReader::read_file(file, kind, std::nullopt, std::move(pending), diagnostics);
 }
 
 }  // namespace clearfog::config

@@ -1,0 +1,190 @@
+// ZeRO in plan_step: stage 3's parameter gathers (counts and bytes from the parameter counts) and
+// their overlap with compute on a fast and a slow switch, stage 2's and stage 1's gradient
+// reduce-scatters.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/StepPlannerScenario.hpp"
+
+using namespace clearfog;
+using namespace clearfog::test::step_planner;
+using test::LayerGemmsOnly;
+
+namespace {
+
+/// Parameters per device of pipeline stage `stage`: a layer's tensor-parallel shards (12h^2 + 7h)/t
+/// and its replicated layernorms and row-parallel biases (6h); the word embedding's shard and the
+/// whole position embedding on the first stage; the final layernorm on the last, which with pp > 1
+/// also holds its own copy of the tied word embedding.
+double stage_parameters(const config::ScenarioSpec& s, int stage) {
+  const auto& w = test::transformer(s.workload);
+  const int t = s.parallelism.tp, p = s.parallelism.pp;
+  const double h = w.hidden, V = w.vocab_size;
+  const double layer = (12 * h * h + 7 * h) / t + 6 * h;  // f = 4h
+  double params = w.layers / p * layer;
+  if (stage == 0) params += V * h / t + w.seq_length * h;
+  if (stage == p - 1) params += (p > 1 ? V * h / t : 0.0) + 2 * h;
+  return params;
+}
+
+/// Gradient tensors of stage `stage` (a bucket each when the cap is 1 byte): 10 per layer, position
+/// and word embedding on the first stage, the final layernorm (and with pp > 1 the tied copy) on
+/// the last.
+int stage_tensors(const config::ScenarioSpec& s, int stage) {
+  const int p = s.parallelism.pp;
+  return test::transformer(s.workload).layers / p * 10 + (stage == 0 ? 2 : 0) + (stage == p - 1 ? 1 + (p > 1) : 0);
+}
+
+}  // namespace
+
+TEST_CASE("parallel::plan_step: ZeRO-3 gathers each unit's parameters before forward and backward",
+          "[parallel][zero]") {
+  const int t = 2, p = 2, dp = 2, m = 3;
+  auto s = scenario(t, p, dp, m);
+  s.parallelism.zero_stage = 3;
+  const double e = 2;  // bf16
+  const int layers_per_stage = gpt(s).layers / p;
+  const parallel::DeviceGrid grid(s.parallelism);
+  for (const bool fused : {false, true}) {
+    std::vector<Requested> log;
+    parallel::PlanOptions options;
+    options.fuse_chunk_layers = fused;
+    const auto step =
+        parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(t * p * dp, log), options);
+    for (int stage = 0; stage < p; ++stage)
+      for (int tr = 0; tr < t; ++tr) {
+        // Per micro-batch, forward and backward: each layer (or the fused chunk), plus the embedding
+        // on the first stage and the head on the last.
+        const int units = (fused ? 1 : layers_per_stage) + (stage == 0) + (stage == p - 1);
+        const auto [gathers, bytes] = requested(log, config::CollectiveOp::AllGather, grid.data_group(stage, tr));
+        INFO("fused " << fused << " stage " << stage << " tensor rank " << tr);
+        CHECK(gathers == 2 * m * units);
+        CHECK(bytes == Approx(2 * m * stage_parameters(s, stage) * e));
+      }
+    // The updated shards stay sharded: the optimizer is every device's last op.
+    for (int r = 0; r < grid.size(); ++r) {
+      const auto& ops = step.plan.ranks[r].ops();
+      REQUIRE(!ops.empty());
+      CHECK(ops.back().category == program::Category::Optimizer);
+      for (const auto& op : ops)
+        if (op.name.find(".gather") != std::string::npos) CHECK(op.stream == program::Stream::Gather);
+    }
+  }
+}
+
+TEST_CASE("parallel::plan_step: ZeRO-2 reduce-scatters every micro-batch's gradients, ZeRO-1 once",
+          "[parallel][zero]") {
+  const int p = 2, dp = 2, m = 3;
+  auto s = scenario(1, p, dp, m);
+  s.training.bucket_size_B = 1;  // a bucket per gradient tensor
+  const double e = 2;
+  const parallel::DeviceGrid grid(s.parallelism);
+  for (const int zero : {1, 2}) {
+    s.parallelism.zero_stage = zero;
+    std::vector<Requested> log;
+    parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(p * dp, log));
+    const int passes = zero == 2 ? m : 1;
+    for (int stage = 0; stage < p; ++stage) {
+      const auto group = grid.data_group(stage, 0);
+      const int buckets = stage_tensors(s, stage);
+      const double gradient_B = stage_parameters(s, stage) * e;
+      const auto [reductions, reduced_B] = requested(log, config::CollectiveOp::ReduceScatter, group);
+      const auto [gathers, gathered_B] = requested(log, config::CollectiveOp::AllGather, group);
+      INFO("ZeRO-" << zero << " stage " << stage);
+      CHECK(reductions == passes * buckets);
+      CHECK(reduced_B == Approx(passes * gradient_B));
+      // One all-gather of the updated parameters after the optimizer, bucket by bucket.
+      CHECK(gathers == buckets);
+      CHECK(gathered_B == Approx(gradient_B));
+    }
+  }
+}
+
+namespace {
+
+struct ZeroRun {
+  double step_s = 0;
+  double compute_s = 0;  // busy time of device 0's compute ops
+  parallel::StepPlan step;
+  engine::SimulationResult result;
+};
+
+ZeroRun run_zero(config::ScenarioSpec s, int zero_stage) {
+  s.parallelism.zero_stage = zero_stage;
+  ZeroRun run;
+  run.step = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(s.platform.device_count()));
+  run.result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), run.step.plan);
+  run.step_s = run.result.makespan_s;
+  for (const auto& op : run.step.plan.ranks[0].ops())
+    if (op.kind == program::OpKind::Compute && op.stream == program::Stream::Compute) run.compute_s += op.duration_s;
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("parallel::plan_step: ZeRO-3 gathers hide behind compute on a fast network, not on a slow one",
+          "[parallel][zero]") {
+  const int dp = 4, m = 4;
+  auto s = scenario(1, 1, dp, m);
+  // G: the gradient (= parameter) bytes of a device; a ring moves (dp-1)/dp of the buffer per link.
+  const double gradient_B = stage_parameters(s, 0) * 2;
+  const double ring_share = (dp - 1.0) / dp;
+
+  SECTION("fast network: the same step as without ZeRO") {
+    const auto plain = run_zero(s, 0);
+    const auto sharded = run_zero(s, 3);
+    CHECK(sharded.step_s == Approx(plain.step_s).epsilon(1e-3));
+  }
+  SECTION("slow network: the gathers beyond the compute show") {
+    // Bandwidth at which stage 0's all-reduce (2 G (dp-1)/dp) takes as long as the compute C.
+    const double compute_s = run_zero(s, 0).compute_s;
+    const double bandwidth = 2 * gradient_B * ring_share / compute_s;
+    s.platform = test::switch_platform(dp, bandwidth, 0);
+    const auto plain = run_zero(s, 0);
+    const auto sharded = run_zero(s, 3);
+    const double allreduce_s = 2 * gradient_B * ring_share / bandwidth;      // = C
+    const double gathers_s = 2 * m * gradient_B * ring_share / bandwidth;   // one stream, one after another
+    // Stage 0 ends by C + its all-reduce at the latest; stage 3 not before its gathers have run.
+    CHECK(sharded.step_s >= gathers_s * (1 - 1e-9));
+    CHECK(sharded.step_s - plain.step_s >= (gathers_s - compute_s - allreduce_s) * (1 - 1e-9));
+
+    // Op timings on device 0: a unit computes after its gather; the gather of unit u starts after the
+    // compute of unit u-2 (two buffers) and, prefetched, some start before unit u-1 has ended.
+    const auto& ops = sharded.step.plan.ranks[0].ops();
+    const auto& timings = sharded.result.ops[0];
+    std::vector<std::string> units;  // in gather order
+    std::map<std::string, std::pair<double, double>> gather, unit;  // name -> (start, end)
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].stream != program::Stream::Gather) continue;
+      const auto name = ops[i].name.substr(0, ops[i].name.find(".t0.gather"));
+      if (!gather.count(name)) {
+        units.push_back(name);
+        gather[name] = {timings[i].start_s, timings[i].end_s};
+      }
+      gather[name].second = std::max(gather[name].second, timings[i].end_s);
+    }
+    REQUIRE(units.size() == static_cast<std::size_t>(2 * m * (gpt(s).layers + 2)));
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].kind != program::OpKind::Compute || ops[i].stream != program::Stream::Compute) continue;
+      for (const auto& u : units)
+        if (ops[i].name == u || ops[i].name.rfind(u + ".", 0) == 0) {
+          INFO(ops[i].name);
+          CHECK(timings[i].start_s >= gather[u].second);
+          auto& span = unit.try_emplace(u, timings[i].start_s, timings[i].end_s).first->second;
+          span.second = std::max(span.second, timings[i].end_s);
+        }
+    }
+    int prefetched = 0;
+    for (std::size_t u = 2; u < units.size(); ++u) {
+      INFO(units[u]);
+      CHECK(gather[units[u]].first >= unit[units[u - 2]].second);
+      if (gather[units[u]].first < unit[units[u - 1]].second) ++prefetched;
+    }
+    CHECK(prefetched > 0);
+  }
+}
