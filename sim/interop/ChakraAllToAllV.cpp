@@ -52,6 +52,23 @@ std::optional<std::vector<double>> sizes_by_member(const ChakraGraph& g, std::si
   return by_member;
 }
 
+/// Each member's comm_recv_sizes, where given, is what `matrix` has its senders send it.
+void check_receives(const std::vector<ChakraGraph>& ranks, const std::vector<int>& group,
+                    const std::vector<CollectiveArrival>& arrivals, const std::vector<std::vector<double>>& matrix) {
+  for (std::size_t j = 0; j < arrivals.size(); ++j) {
+    const auto& [rank, position] = arrivals[j];
+    const ChakraGraph& g = ranks[static_cast<std::size_t>(rank)];
+    const auto received = sizes_by_member(g, position, kRecvSizes, group, static_cast<int>(ranks.size()));
+    if (!received) continue;
+    for (std::size_t i = 0; i < group.size(); ++i)
+      if ((*received)[i] != matrix[i][j])
+        fail(g, position,
+             fmt::format("{} expects {} B from rank {}, whose {} sends {} B; allowed: each member's receive size "
+                         "equal to its sender's send size",
+                         kRecvSizes, (*received)[i], group[i], kSendSizes, matrix[i][j]));
+  }
+}
+
 }  // namespace
 
 std::vector<std::vector<double>> all_to_all_v_matrix(const std::vector<ChakraGraph>& ranks,
@@ -78,17 +95,7 @@ std::vector<std::vector<double>> all_to_all_v_matrix(const std::vector<ChakraGra
                      "member or on none (an even all-to-all)",
                      fmt::join(group, ", "), kSendSizes, graph(*with).where(with->second),
                      graph(*with).file().string()));
-  for (std::size_t j = 0; j < arrivals.size(); ++j) {
-    const auto& a = arrivals[j];
-    const auto received = sizes_by_member(graph(a), a.second, kRecvSizes, group, rank_count);
-    if (!received) continue;
-    for (std::size_t i = 0; i < group.size(); ++i)
-      if ((*received)[i] != matrix[i][j])
-        fail(graph(a), a.second,
-             fmt::format("{} expects {} B from rank {}, whose {} sends {} B; allowed: each member's receive size "
-                         "equal to its sender's send size",
-                         kRecvSizes, (*received)[i], group[i], kSendSizes, matrix[i][j]));
-  }
+  check_receives(ranks, group, arrivals, matrix);
   return matrix;
 }
 
