@@ -31,6 +31,9 @@ struct CollectiveRecord {
   /// platform's efficiency (its transfers carry time-equivalent bytes); payload / this turns them
   /// back into data.
   double planned_bytes = 0;
+  /// all_to_all-v only: bytes member i sends member j, i and j in the order of `ops` (the request's
+  /// matrix in ring order); empty: even (`bytes / members` to each).
+  std::vector<std::vector<double>> matrix;
 };
 
 class CollectiveLog {

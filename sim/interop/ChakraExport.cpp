@@ -147,9 +147,27 @@ private:
     for (std::size_t m = 0; m < record.ops.size() && m < static_cast<std::size_t>(record.members); ++m)
       group->mutable_int64_list()->add_values(record.ops[m].rank);
     add_string(*node.mutable_attr(), "algorithm", std::string(config::collective_algorithm_name(record.algorithm)));
+    if (!record.matrix.empty()) add_per_peer_sizes(node, record);
     const NodeIds ids = {node.id()};
     for (OpIndex op = i; op < end; ++op) finish(op, ids);
     return end;
+  }
+
+  /// An all-to-all-v's split (a clearfog extension, docs/interop.md): the bytes this rank sends
+  /// each member and receives from each, in comm_group's order.
+  void add_per_peer_sizes(Node& node, const collectives::CollectiveRecord& record) const {
+    const auto members = std::min(record.matrix.size(), record.ops.size());
+    std::size_t self = 0;
+    while (self < members && record.ops[self].rank != rank_) ++self;
+    if (self == members) return;
+    AttributeProto* send = node.add_attr();
+    send->set_name("comm_send_sizes");
+    AttributeProto* recv = node.add_attr();
+    recv->set_name("comm_recv_sizes");
+    for (std::size_t peer = 0; peer < members; ++peer) {
+      send->mutable_int64_list()->add_values(whole_bytes(record.matrix[self].at(peer)));
+      recv->mutable_int64_list()->add_values(whole_bytes(record.matrix[peer].at(self)));
+    }
   }
 
   const RankProgram& program_;
@@ -166,23 +184,23 @@ private:
 std::string chakra_file_name(int rank) { return fmt::format("et.{}.et", rank); }
 
 ChakraTrace chakra_trace(const parallel::StepPlan& step, const collectives::CollectiveLog& log, int rank,
-                         const std::string& scenario_name) {
+                         int devices, const std::string& scenario_name) {
   ChakraTrace trace;
   trace.metadata.set_version(kChakraSchemaVersion);
   auto& attrs = *trace.metadata.mutable_attr();
   add_string(attrs, "generator", std::string("clearfog ") + CLEARFOG_VERSION);
   add_string(attrs, "scenario", scenario_name);
   add_string(attrs, "rank", std::to_string(rank));
-  add_string(attrs, "ranks", std::to_string(step.plan.rank_count()));
+  add_string(attrs, "ranks", std::to_string(devices));
   trace.nodes = RankTraceBuilder(step.plan.ranks.at(static_cast<std::size_t>(rank)), log, rank).build();
   return trace;
 }
 
-ChakraExportSummary export_chakra(const parallel::StepPlan& step, const collectives::CollectiveLog& log,
+ChakraExportSummary export_chakra(const parallel::StepPlan& step, const collectives::CollectiveLog& log, int devices,
                                   const std::filesystem::path& dir, const std::string& scenario_name) {
   ChakraExportSummary summary;
-  for (int r = 0; r < step.plan.rank_count(); ++r) {
-    const ChakraTrace trace = chakra_trace(step, log, r, scenario_name);
+  for (int r = 0; r < std::min(devices, step.plan.rank_count()); ++r) {
+    const ChakraTrace trace = chakra_trace(step, log, r, devices, scenario_name);
     write_chakra_trace(dir / chakra_file_name(r), trace);
     ++summary.files;
     summary.nodes += trace.nodes.size();

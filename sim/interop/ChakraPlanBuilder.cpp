@@ -227,7 +227,12 @@ void ChakraPlanBuilder::add_collective(const Meeting& meeting, const std::vector
   const auto& [r0, p0] = arrivals.front();
   const ChakraGraph& g0 = ranks_[static_cast<std::size_t>(r0)];
   const Node& head = g0.node(p0);
-  auto request = collectives_.request(collective_op_of(g0, p0), meeting.first, comm_size_of(g0, p0));
+  const auto op = collective_op_of(g0, p0);
+  auto request = collectives_.request(op, meeting.first, comm_size_of(g0, p0));
+  if (op == config::CollectiveOp::AllToAll)
+    request.matrix = all_to_all_v_matrix(ranks_, meeting.first, arrivals);
+  else
+    for (const auto& [r, p] : arrivals) check_no_per_peer_sizes(ranks_[static_cast<std::size_t>(r)], p);
   request.stream = stream_of(head, Stream::Comm);
   request.category = category_of(head, Category::DataParallelComm);
   request.name = head.name().empty() ? fmt::format("coll{}", head.id()) : head.name();

@@ -1,9 +1,10 @@
 #pragma once
 // Turns the Chakra traces of every rank into clearfog's per-rank programs (docs/interop.md):
 // COMP_NODE -> a compute op; COMM_SEND_NODE / COMM_RECV_NODE -> exchanges (nodes posted together
-// become one exchange); COMM_COLL_NODE -> the platform's collective over comm_group, matched
-// across its members by its place among the collectives over that group; ctrl_deps and data_deps
-// -> op dependencies. Ranks advance node by node in dependency order and meet at collectives.
+// become one exchange); COMM_COLL_NODE -> the platform's collective over comm_group (an
+// all-to-all-v when its members give per-peer sizes, ChakraAllToAllV.hpp), matched across its
+// members by its place among the collectives over that group; ctrl_deps and data_deps -> op
+// dependencies. Ranks advance node by node in dependency order and meet at collectives.
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -12,6 +13,7 @@
 
 #include "collectives/TagAllocator.hpp"
 #include "config/CollectiveSpec.hpp"
+#include "interop/ChakraAllToAllV.hpp"
 #include "interop/ChakraGraph.hpp"
 #include "interop/ChakraMessages.hpp"
 #include "parallel/GroupCollectives.hpp"
@@ -37,7 +39,7 @@ private:
     std::map<std::vector<int>, int> collectives_seen;  // per group, in this rank's order
   };
   using Meeting = std::pair<std::vector<int>, int>;  // group, its n-th collective
-  using Arrival = std::pair<int, std::size_t>;       // rank, position
+  using Arrival = CollectiveArrival;                 // rank, position
 
   bool advance(int rank);
   std::vector<program::OpIndex> deps_of(int rank, std::size_t position) const;

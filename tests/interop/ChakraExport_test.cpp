@@ -2,6 +2,7 @@
 // written from (node counts and types, collective sizes against the closed form of the gradients).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -47,11 +48,12 @@ TEST_CASE("interop::export_chakra: a data-parallel plan read back rank by rank",
   REQUIRE(scenario.parallelism.pp == 1);
   const auto plan = driver::plan_scenario(scenario);
   const auto dir = fresh_dir("clearfog-chakra-export-test");
-  const auto summary = interop::export_chakra(plan.step, *plan.collectives, dir, scenario.name);
-  REQUIRE(summary.files == plan.step.plan.rank_count());
+  const int devices = scenario.platform.device_count();
+  const auto summary = interop::export_chakra(plan.step, *plan.collectives, devices, dir, scenario.name);
+  REQUIRE(summary.files == devices);
 
   std::uint64_t nodes = 0;
-  for (int r = 0; r < plan.step.plan.rank_count(); ++r) {
+  for (int r = 0; r < devices; ++r) {
     const auto trace = interop::read_chakra_trace(dir / interop::chakra_file_name(r));
     CHECK(trace.metadata.version() == interop::kChakraSchemaVersion);
     nodes += trace.nodes.size();
@@ -92,7 +94,8 @@ TEST_CASE("interop::export_chakra: pipeline activations become matching sends an
   // (src, dst, tag) of every send on its sender, of every receive on its receiver: the same set.
   std::multiset<std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t>> sends, recvs;
   for (int r = 0; r < plan.step.plan.rank_count(); ++r)
-    for (const auto& node : interop::chakra_trace(plan.step, *plan.collectives, r, scenario.name).nodes) {
+    for (const auto& node :
+         interop::chakra_trace(plan.step, *plan.collectives, r, plan.step.plan.rank_count(), scenario.name).nodes) {
       if (node.type() != ChakraProtoMsg::COMM_SEND_NODE && node.type() != ChakraProtoMsg::COMM_RECV_NODE) continue;
       auto& set = node.type() == ChakraProtoMsg::COMM_SEND_NODE ? sends : recvs;
       set.emplace(int_attr(node, "comm_src"), int_attr(node, "comm_dst"), int_attr(node, "comm_tag"),
@@ -124,5 +127,77 @@ TEST_CASE("interop::read_chakra_trace: rejects a missing or cut-short file", "[i
     std::filesystem::resize_file(dir / "t.et", std::filesystem::file_size(dir / "t.et") - 3);
     CHECK_THROWS_AS(interop::read_chakra_trace(dir / "t.et"), Error);
   }
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+std::vector<std::int64_t> int_list_attr(const ChakraProtoMsg::Node& node, const std::string& name) {
+  for (const auto& a : node.attr())
+    if (a.name() == name) return {a.int64_list().values().begin(), a.int64_list().values().end()};
+  FAIL("node " << node.id() << " has no attribute " << name);
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("interop::export_chakra: an all-to-all-v's split travels as matching send and receive sizes", "[interop]") {
+  const auto scenario =
+      config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/validation/dlrm-dgx-a100.yaml");
+  const auto plan = driver::plan_scenario(scenario);
+  const int devices = scenario.platform.device_count();
+  // Per rank, its all-to-all nodes in order: comm_group, comm_send_sizes, comm_recv_sizes.
+  struct Split {
+    std::vector<std::int64_t> group, send, recv;
+  };
+  std::vector<std::vector<Split>> splits(static_cast<std::size_t>(devices));
+  for (int r = 0; r < devices; ++r)
+    for (const auto& node : interop::chakra_trace(plan.step, *plan.collectives, r, devices, scenario.name).nodes)
+      if (node.type() == ChakraProtoMsg::COMM_COLL_NODE && int_attr(node, "comm_type") == ChakraProtoMsg::ALL_TO_ALL)
+        splits[r].push_back({int_list_attr(node, "comm_group"), int_list_attr(node, "comm_send_sizes"),
+                             int_list_attr(node, "comm_recv_sizes")});
+  // The plan's all-to-alls, each an uneven split (the tables' pooled embeddings per shard).
+  std::vector<double> planned_B;
+  for (const auto& record : plan.collectives->records()) {
+    if (record.op != config::CollectiveOp::AllToAll) continue;
+    REQUIRE(record.members == devices);  // ep = dp: every all-to-all spans all the devices
+    REQUIRE_FALSE(record.matrix.empty());
+    double total = 0;
+    for (const auto& row : record.matrix)
+      for (const double b : row) total += b;
+    planned_B.push_back(total);
+  }
+  REQUIRE_FALSE(planned_B.empty());
+  for (int r = 0; r < devices; ++r) REQUIRE(splits[r].size() == planned_B.size());
+  for (std::size_t k = 0; k < planned_B.size(); ++k) {
+    double sent_B = 0;
+    std::set<std::int64_t> sizes;
+    for (int i = 0; i < devices; ++i) {
+      const auto& mine = splits[i][k];
+      for (std::size_t q = 0; q < mine.group.size(); ++q) {
+        // What rank i says it receives from peer q is what q says it sends to i.
+        const auto& peer = splits[static_cast<std::size_t>(mine.group[q])][k];
+        const auto at = std::find(peer.group.begin(), peer.group.end(), i) - peer.group.begin();
+        INFO("all-to-all " << k << ", rank " << i << ", from rank " << mine.group[q]);
+        CHECK(mine.recv[q] == peer.send[static_cast<std::size_t>(at)]);
+        sent_B += static_cast<double>(mine.send[q]);
+        if (mine.group[q] != i) sizes.insert(mine.send[q]);
+      }
+    }
+    CHECK(sizes.size() > 1);  // not an even split
+    CHECK(sent_B == Approx(planned_B[k]).margin(static_cast<double>(devices * devices)));  // whole bytes
+  }
+}
+
+TEST_CASE("interop::export_chakra: one file per device, none for an in-switch reduction endpoint", "[interop]") {
+  const auto scenario = config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/qwen3-30b-a3b-8gpu.yaml");
+  const auto plan = driver::plan_scenario(scenario);
+  const int devices = scenario.platform.device_count();
+  REQUIRE(plan.step.plan.rank_count() > devices);  // the NVSwitch (NVLS) is a rank of the plan
+  const auto dir = fresh_dir("clearfog-chakra-export-switch");
+  const auto summary = interop::export_chakra(plan.step, *plan.collectives, devices, dir, scenario.name);
+  CHECK(summary.files == devices);
+  for (int r = 0; r < devices; ++r) CHECK(std::filesystem::exists(dir / interop::chakra_file_name(r)));
+  CHECK_FALSE(std::filesystem::exists(dir / interop::chakra_file_name(devices)));
   std::filesystem::remove_all(dir);
 }

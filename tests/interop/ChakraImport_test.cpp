@@ -57,7 +57,7 @@ double step_time_s(const config::ScenarioSpec& scenario) {
 void check_round_trip(const config::ScenarioSpec& scenario, const std::string& dir_name) {
   const auto dir = fresh_dir(dir_name);
   const auto plan = driver::plan_scenario(scenario);
-  interop::export_chakra(plan.step, *plan.collectives, dir, scenario.name);
+  interop::export_chakra(plan.step, *plan.collectives, scenario.platform.device_count(), dir, scenario.name);
   auto imported = scenario;
   imported.workload = workload::make_chakra_workload(dir);
   const double planned = step_time_s(scenario);
@@ -112,6 +112,119 @@ TEST_CASE("interop::import_chakra: a pipeline's export (sends and receives) come
   REQUIRE(scenario.parallelism.pp > 1);
   scenario.training.global_batch = 8;  // 4 micro-batches per pipeline: small and fast
   check_round_trip(scenario, "clearfog-chakra-roundtrip-pp");
+}
+
+TEST_CASE("interop::import_chakra: a DLRM's export (all-to-all-v of pooled embeddings) comes back with its step time",
+          "[interop][simulation]") {
+  const auto scenario =
+      config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/validation/dlrm-dgx-a100.yaml");
+  REQUIRE(scenario.parallelism.ep == scenario.platform.device_count());  // tables sharded over every GPU
+  check_round_trip(scenario, "clearfog-chakra-roundtrip-dlrm");
+}
+
+TEST_CASE("interop::import_chakra: a MoE's export (expert all-to-all-v, NVSwitch rank) comes back with its step time",
+          "[interop][simulation]") {
+  const auto scenario = config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/qwen3-30b-a3b-8gpu.yaml");
+  REQUIRE(scenario.parallelism.ep > 1);
+  check_round_trip(scenario, "clearfog-chakra-roundtrip-moe");
+}
+
+namespace {
+
+/// Bytes rank i sends rank j in the all-to-all-v tests: distinct per pair, none to itself.
+std::int64_t pair_bytes(int i, int j) { return i == j ? 0 : 1000 * (1 + i + 3 * j); }
+
+/// Rank `rank`'s trace: compute, then an all-to-all-v over every rank whose split is
+/// pair_bytes() (comm_send_sizes, comm_recv_sizes; comm_size the mean a member sends).
+interop::ChakraTrace all_to_all_v_trace(int rank, int ranks) {
+  auto trace = test::ring_trace(rank, ranks, 1e-3, 0);
+  std::vector<std::int64_t> send, recv;
+  std::int64_t total = 0;
+  for (int j = 0; j < ranks; ++j) {
+    send.push_back(pair_bytes(rank, j));
+    recv.push_back(pair_bytes(j, rank));
+    for (int i = 0; i < ranks; ++i) total += pair_bytes(i, j);
+  }
+  trace.nodes[1] = test::coll_node(1, ChakraProtoMsg::ALL_TO_ALL, total / ranks, ranks, 0);
+  test::add_int_list_attr(trace.nodes[1], "comm_send_sizes", send);
+  test::add_int_list_attr(trace.nodes[1], "comm_recv_sizes", recv);
+  return trace;
+}
+
+}  // namespace
+
+TEST_CASE("interop::import_chakra: comm_send_sizes make an all-to-all-v of those bytes per pair", "[interop]") {
+  const int p = 3;
+  const auto dir = fresh_dir("clearfog-chakra-import-alltoallv");
+  for (int r = 0; r < p; ++r)
+    interop::write_chakra_trace(dir / fmt::format("et.{}.et", r), all_to_all_v_trace(r, p));
+  const auto step = import(import_scenario(dir, p));
+  for (int i = 0; i < p; ++i) {
+    const auto& program = step.plan.ranks[static_cast<std::size_t>(i)];
+    std::vector<double> sent(p, 0.0), received(p, 0.0);
+    for (program::OpIndex op = 0; op < program.size(); ++op)
+      for (auto t = program.transfer_begin(op); t < program.transfer_end(op); ++t)
+        (t < program.sends_end(op) ? sent : received)[static_cast<std::size_t>(program.peer(t))] += program.bytes(t);
+    for (int j = 0; j < p; ++j) {
+      INFO("rank " << i << ", peer " << j);
+      CHECK(sent[static_cast<std::size_t>(j)] == Approx(static_cast<double>(pair_bytes(i, j))));
+      CHECK(received[static_cast<std::size_t>(j)] == Approx(static_cast<double>(pair_bytes(j, i))));
+    }
+  }
+}
+
+TEST_CASE("interop::import_chakra: broken per-peer sizes are errors naming the file and the node", "[interop]") {
+  const int p = 3;
+  const auto dir = fresh_dir("clearfog-chakra-import-alltoallv-bad");
+  for (int r = 0; r < p; ++r)
+    interop::write_chakra_trace(dir / fmt::format("et.{}.et", r), all_to_all_v_trace(r, p));
+  const auto scenario = import_scenario(dir, p);
+  const auto rewrite = [&](int rank, auto change) {
+    auto trace = all_to_all_v_trace(rank, p);
+    change(trace.nodes[1]);
+    interop::write_chakra_trace(dir / fmt::format("et.{}.et", rank), trace);
+  };
+  const auto without = [](ChakraProtoMsg::Node& node, const std::string& name) {
+    auto& attrs = *node.mutable_attr();
+    for (int a = attrs.size() - 1; a >= 0; --a)
+      if (attrs[a].name() == name) attrs.DeleteSubrange(a, 1);
+  };
+  const auto error = [&] { return import_error([&] { import(scenario); }); };
+
+  SECTION("one member without sizes") {
+    rewrite(1, [&](auto& node) { without(node, "comm_send_sizes"); });
+    CHECK_THAT(error(), Catch::Contains("et.1.et: node 1: this all-to-all over ranks [0, 1, 2] has no comm_send_sizes "
+                                        "but node 1 of " +
+                                        (dir / "et.0.et").string() + " has"));
+  }
+  SECTION("a list that is not one size per member") {
+    rewrite(2, [&](auto& node) {
+      without(node, "comm_send_sizes");
+      test::add_int_list_attr(node, "comm_send_sizes", {1, 2});
+    });
+    CHECK_THAT(error(), Catch::Contains("et.2.et: node 1: comm_send_sizes has 2 entries for 3 members of comm_group"));
+  }
+  SECTION("a negative size") {
+    rewrite(0, [&](auto& node) {
+      without(node, "comm_send_sizes");
+      test::add_int_list_attr(node, "comm_send_sizes", {0, -5, 7});
+    });
+    CHECK_THAT(error(), Catch::Contains("et.0.et: node 1: comm_send_sizes gives -5 B for rank 1; allowed: bytes >= 0"));
+  }
+  SECTION("a receive size its sender does not send") {
+    rewrite(2, [&](auto& node) {
+      without(node, "comm_recv_sizes");
+      test::add_int_list_attr(node, "comm_recv_sizes", {pair_bytes(0, 2) + 1, pair_bytes(1, 2), 0});
+    });
+    CHECK_THAT(error(), Catch::Contains(fmt::format("et.2.et: node 1: comm_recv_sizes expects {} B from rank 0, whose "
+                                                    "comm_send_sizes sends {} B",
+                                                    pair_bytes(0, 2) + 1, pair_bytes(0, 2))));
+  }
+  SECTION("sizes on a collective that is not an all-to-all") {
+    for (int r = 0; r < p; ++r)
+      rewrite(r, [](auto& node) { node.mutable_attr(0)->set_int64_val(ChakraProtoMsg::ALL_REDUCE); });
+    CHECK_THAT(error(), Catch::Contains("et.0.et: node 1: comm_send_sizes on a collective that is not ALL_TO_ALL"));
+  }
 }
 
 TEST_CASE("interop::import_chakra: reprice prices compute nodes by the kernel model", "[interop]") {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "interop/ChakraTraceFile.hpp"
 
@@ -14,6 +15,13 @@ inline void add_int_attr(ChakraProtoMsg::Node& node, const std::string& name, st
   auto* a = node.add_attr();
   a->set_name(name);
   a->set_int64_val(value);
+}
+
+inline void add_int_list_attr(ChakraProtoMsg::Node& node, const std::string& name,
+                              const std::vector<std::int64_t>& values) {
+  auto* a = node.add_attr();
+  a->set_name(name);
+  for (const auto v : values) a->mutable_int64_list()->add_values(v);
 }
 
 /// A COMP_NODE of `seconds` (duration_micros and the exact duration_s).
