@@ -109,6 +109,16 @@ Schedule ring_channels(const CollectiveRequest& r, MakeRing make_ring) {
   return all;
 }
 
+/// An all-to-all-v's per-pair bytes as they travel: the payload matrix inflated by the protocol's
+/// overhead, as `bytes` is for an even all-to-all (bytes / payload_B = 1 / efficiency).
+std::vector<std::vector<double>> wire_matrix(const CollectiveRequest& r) {
+  auto m = r.matrix;
+  const double factor = r.payload_B > 0 ? r.bytes / r.payload_B : 1.0;
+  for (auto& row : m)
+    for (double& b : row) b *= factor;
+  return m;
+}
+
 Schedule schedule_for(const CollectiveRequest& r) {
   const int p = static_cast<int>(r.ranks.size());
   const double n = r.bytes;
@@ -147,7 +157,7 @@ Schedule schedule_for(const CollectiveRequest& r) {
         case CollectiveOp::ReduceScatter: return direct_reduce_scatter_schedule(p, n);
         case CollectiveOp::AllGather: return direct_all_gather_schedule(p, n);
         case CollectiveOp::AllToAll:
-          return r.matrix.empty() ? grouped_all_to_all_schedule(p, n) : grouped_all_to_all_v_schedule(r.matrix);
+          return r.matrix.empty() ? grouped_all_to_all_schedule(p, n) : grouped_all_to_all_v_schedule(wire_matrix(r));
         case CollectiveOp::Broadcast: return direct_broadcast_schedule(p, r.root, n);
         case CollectiveOp::Reduce: return direct_reduce_schedule(p, r.root, n);
         case CollectiveOp::SendRecv: return sendrecv_schedule(n);

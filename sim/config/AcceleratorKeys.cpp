@@ -76,6 +76,15 @@ KeyTable make_accelerator_table() {
        .description = "Fraction of memory.bandwidth that scattered row accesses reach: embedding-bag "
                       "gathers and scatter-adds (FBGEMM TBE) of rows missing the L2 (docs/dlrm.md). "
                       "Absent: rows are priced like streaming traffic."},
+      {.path = "memory.access_granularity",
+       .type = KeyType::Quantity,
+       .dimension = Dimension::Bytes,
+       .presence = Presence::Defaulted,
+       .default_text = "0 B",
+       .constraint = Constraint::NonNegative,
+       .description = "Smallest unit a scattered access moves (NVIDIA GPUs: 32-byte sectors). An embedding row "
+                      "narrower than it, or not a multiple of it, costs whole units: a 16-byte column shard reads "
+                      "32 bytes. 0: any size (docs/dlrm.md)."},
       {.path = "sram.per_unit",
        .type = KeyType::Quantity,
        .dimension = Dimension::Bytes,

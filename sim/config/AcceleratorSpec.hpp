@@ -36,6 +36,7 @@ struct AcceleratorSpec {
   double memory_bandwidth_Bps = 0;         // HBM / DRAM bandwidth, datasheet peak
   double memory_efficiency = 1.0;          // fraction of the peak streaming kernels reach, (0, 1]
   double random_access_efficiency = 1.0;   // fraction of the peak scattered row accesses reach (embedding bags), (0, 1]
+  double access_granularity_B = 0;         // smallest unit a scattered access moves (GPU sector); 0 = any
   double sram_per_unit_B = 0;              // shared memory / scratchpad per compute unit
   double sram_shared_B = 0;                // L2 or chip-wide SRAM
   double sram_shared_bandwidth_Bps = 0;    // L2 / chip-wide SRAM bandwidth; 0 = level not modelled

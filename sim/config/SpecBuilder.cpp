@@ -52,6 +52,7 @@ AcceleratorSpec build_accelerator(const ConfigDocument& document) {
   spec.memory_efficiency = document.get_number("memory.efficiency");
   const ConfigValue* random = document.find("memory.random_access_efficiency");
   spec.random_access_efficiency = random && !random->is_derived() ? random->as_number() : spec.memory_efficiency;
+  spec.access_granularity_B = document.get_number("memory.access_granularity");
   spec.sram_per_unit_B = document.get_number("sram.per_unit");
   spec.sram_shared_B = document.get_number("sram.shared");
   spec.sram_shared_bandwidth_Bps = document.get_number("sram.shared_bandwidth");

@@ -63,6 +63,17 @@ double expected_distinct_rows(const IndexDistribution& d, double rows, double dr
   return distinct;
 }
 
+namespace {
+
+/// Bytes a scattered access of `access_B` to rows of `row_B` moves: each row rounded up to whole
+/// units of the memory's access granularity (none when it is 0).
+double moved_B(double access_B, double row_B, double granularity_B) {
+  if (!(granularity_B > 0) || !(row_B > 0)) return access_B;
+  return access_B * std::ceil(row_B / granularity_B) * granularity_B / row_B;
+}
+
+}  // namespace
+
 KernelCost embedding_bag_cost(const Kernel& kernel, const config::AcceleratorSpec& acc) {
   const double streaming_Bps = acc.achievable_memory_bandwidth_Bps();
   const double random_Bps = acc.memory_bandwidth_Bps * acc.random_access_efficiency;
@@ -78,7 +89,8 @@ KernelCost embedding_bag_cost(const Kernel& kernel, const config::AcceleratorSpe
     const double h = acc.sram_shared_bandwidth_Bps > 0 || t.distribution.kind == IndexKind::HitRate
                          ? cache_hit_rate(t.distribution, t.rows, share_B / t.row_B)
                          : 0.0;
-    memory_s += t.accesses * t.access_B * ((1 - h) / random_Bps + h / cache_Bps);
+    memory_s += t.accesses * moved_B(t.access_B, t.row_B, acc.access_granularity_B) *
+                ((1 - h) / random_Bps + h / cache_Bps);
   }
   const double compute_s = kernel.flops / acc.peak(kernel.dtype);
   return KernelCost{acc.launch_overhead_s + std::max(compute_s, memory_s),

@@ -140,3 +140,22 @@ TEST_CASE("collectives::Collective: a one-member group leaves a zero-time marker
   CHECK(plan.ranks[0].op(last[0]).kind == program::OpKind::Compute);
   CHECK(plan.ranks[0].op(last[0]).duration_s == 0);
 }
+
+TEST_CASE("collectives::Collective: an all-to-all-v's bytes carry the protocol overhead like an even all-to-all's",
+          "[collectives]") {
+  // A caller asks for payload X per member at efficiency e: `bytes` is X / e on the wire. An even
+  // all-to-all sends each peer X / e / p; an all-to-all-v whose matrix spreads the same payload
+  // evenly must send the same, not the payload X / p.
+  const int p = 4;
+  const double payload_B = 8e6, efficiency = 0.8;
+  auto even = test::collective(CollectiveOp::AllToAll, CollectiveAlgorithm::Direct, p, payload_B / efficiency);
+  even.payload_B = payload_B;
+  auto v = even;
+  v.matrix.assign(p, std::vector<double>(p, payload_B / p));
+  for (int i = 0; i < p; ++i) v.matrix[i][i] = 0;
+  const auto a = test::plan_of(even), b = test::plan_of(v);
+  for (int r = 0; r < p; ++r) {
+    CHECK(test::bytes_sent(b, r) == Approx(test::bytes_sent(a, r)));
+    CHECK(test::bytes_sent(b, r) == Approx((p - 1) * payload_B / p / efficiency));
+  }
+}

@@ -93,3 +93,23 @@ TEST_CASE("kernels::embedding_bag_cost: streamed bytes, random rows missing and 
     CHECK(kernels::BlockedGemmModel(accelerator(0)).cost(k).time_s == Approx(expected));
   }
 }
+
+TEST_CASE("kernels::embedding_bag_cost: rows narrower than the access granularity cost whole units",
+          "[kernels][dlrm]") {
+  // 32-byte sectors: a 16-byte row moves 32 bytes, a 48-byte row 64, a 64-byte row 64; reads and
+  // writes of a row (access 2 x row) double that. No L2: every access at the random-access rate.
+  auto acc = accelerator(0);
+  acc.access_granularity_B = 32;
+  const double lookups = 1e6, random_Bps = kBandwidth * kRandom;
+  const auto cost = [&](double row_B, double access_B) {
+    const auto k =
+        kernels::Kernel::make_embedding_bag("tbe", {{lookups, access_B, 1e9, row_B, {}}}, 0, 0, DType::fp32);
+    return kernels::embedding_bag_cost(k, acc).time_s;
+  };
+  CHECK(cost(16, 16) == Approx(lookups * 32 / random_Bps));
+  CHECK(cost(48, 48) == Approx(lookups * 64 / random_Bps));
+  CHECK(cost(64, 64) == Approx(lookups * 64 / random_Bps));
+  CHECK(cost(16, 32) == Approx(lookups * 64 / random_Bps));
+  acc.access_granularity_B = 0;  // absent: any size
+  CHECK(cost(16, 16) == Approx(lookups * 16 / random_Bps));
+}

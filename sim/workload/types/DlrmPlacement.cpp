@@ -115,6 +115,11 @@ std::string placement_problem(const EmbeddingTable& t, int group, int node_devic
     return fmt::format("table '{}': {} column shards do not divide dim {}", t.name, n, t.dim);
   if (t.sharding == TableSharding::RowWise && static_cast<double>(n) > t.rows)
     return fmt::format("table '{}': {} row shards exceed its {} rows", t.name, n, t.rows);
+  const int node = std::min(group, std::max(1, node_devices));
+  if (t.sharding == TableSharding::TableRowWise && static_cast<double>(node) > t.rows)
+    return fmt::format("table '{}': its {} rows cannot be split over the {} devices of a node (table-row-wise needs a "
+                       "row per device)",
+                       t.name, t.rows, node);
   const int hosts = hosts_of(group, node_devices);
   if (t.sharding == TableSharding::TableRowWise && t.host != kAutoPlacement && t.host >= hosts)
     return fmt::format("table '{}': host {} is outside the {} nodes of the sharding group (0 .. {})", t.name, t.host,
