@@ -88,7 +88,16 @@ std::vector<std::vector<double>> all_to_all_v_matrix(const std::vector<ChakraGra
       without = a;
     }
   }
-  if (!with) return {};
+  if (!with) {
+    // Receive sizes alone cannot say who sends them: refuse them rather than import an even split.
+    for (const auto& a : arrivals)
+      if (find_attr(graph(a).node(a.second), kRecvSizes))
+        fail(graph(a), a.second,
+             fmt::format("{} without {} on any member of this all-to-all over ranks [{}]; allowed: send sizes on "
+                         "every member (receive sizes optional), or neither (an even all-to-all)",
+                         kRecvSizes, kSendSizes, fmt::join(group, ", ")));
+    return {};
+  }
   if (without)
     fail(graph(*without), without->second,
          fmt::format("this all-to-all over ranks [{}] has no {} but {} of {} has; allowed: per-peer sizes on every "

@@ -220,6 +220,11 @@ TEST_CASE("interop::import_chakra: broken per-peer sizes are errors naming the f
                                                     "comm_send_sizes sends {} B",
                                                     pair_bytes(0, 2) + 1, pair_bytes(0, 2))));
   }
+  SECTION("receive sizes without any send sizes") {
+    for (int r = 0; r < p; ++r) rewrite(r, [&](auto& node) { without(node, "comm_send_sizes"); });
+    CHECK_THAT(error(), Catch::Contains("et.0.et: node 1: comm_recv_sizes without comm_send_sizes on any member of "
+                                        "this all-to-all over ranks [0, 1, 2]"));
+  }
   SECTION("sizes on a collective that is not an all-to-all") {
     for (int r = 0; r < p; ++r)
       rewrite(r, [](auto& node) { node.mutable_attr(0)->set_int64_val(ChakraProtoMsg::ALL_REDUCE); });
