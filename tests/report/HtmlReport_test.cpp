@@ -10,8 +10,10 @@
 #include "report/HtmlReport.hpp"
 #include "report/Summary.hpp"
 #include "support/TestPlatforms.hpp"
+#include "support/TextCount.hpp"
 
 using namespace clearfog;
+using test::count;
 
 namespace {
 
@@ -25,12 +27,6 @@ config::ScenarioSpec pipeline_scenario() {
   s.parallelism.pp = 2;
   s.parallelism.dp = 2;
   return s;
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 }  // namespace

@@ -4,16 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include "sweep/ComparisonPage.hpp"
+#include "support/TextCount.hpp"
 
 using namespace clearfog;
+using test::count;
 
 namespace {
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 nlohmann::ordered_json configuration(int dp, const std::string& status, double memory_B, double step_s) {
   nlohmann::ordered_json c = {{"tp", 1}, {"pp", 1}, {"dp", dp}, {"micro_batch", 1}, {"status", status}};

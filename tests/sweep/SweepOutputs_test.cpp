@@ -14,8 +14,10 @@
 #include "sweep/Best.hpp"
 #include "sweep/Plot.hpp"
 #include "sweep/PointRecord.hpp"
+#include "support/TextCount.hpp"
 
 using clearfog::sweep::PointRecord;
+using clearfog::test::count;
 
 namespace {
 
@@ -39,12 +41,6 @@ std::vector<std::string> split(const std::string& line, char sep) {
   std::istringstream in(line);
   for (std::string field; std::getline(in, field, sep);) out.push_back(field);
   return out;
-}
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 double attribute(const std::string& svg, const std::string& name) {

@@ -4,16 +4,12 @@
 #include <catch2/catch.hpp>
 
 #include "sweep/SweepReport.hpp"
+#include "support/TextCount.hpp"
 
 using namespace clearfog;
+using test::count;
 
 namespace {
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 sweep::PointRecord point(int id, const std::string& dp, const std::string& mb, const std::string& status,
                          double samples_per_s, double memory_B) {
