@@ -1,4 +1,5 @@
 // Every key of a platform file, declared once.
+#include "config/FrameworkRegistry.hpp"
 #include "config/KeyTableParts.hpp"
 #include "config/PlatformSpec.hpp"
 
@@ -84,6 +85,13 @@ KeyTable make_platform_table() {
           {.path = "name", .description = "Human-readable name, e.g. \"DGX A100\"."},
           {.path = "source",
            .description = "Where the figures come from and what is assumed."},
+          {.path = "framework",
+           .type = KeyType::Enum,
+           .choices = framework_names(),
+           .presence = Presence::Optional,
+           .description = "The software stack this machine usually runs (docs/frameworks.md), e.g. "
+                          "xla-fused for a TPU pod: the framework of every scenario on it that names "
+                          "none."},
           {.path = "accelerator",
            .type = KeyType::Reference,
            .referenced_kind = DocumentKind::Accelerator,

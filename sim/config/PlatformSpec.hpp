@@ -209,6 +209,9 @@ struct CollectiveCalibration {
 struct PlatformSpec {
   std::string name;
   std::string source;
+  /// The software stack this machine usually runs (a framework profile's name, `framework:`): the
+  /// scenario's `framework` when it names none. Empty: the platform names none.
+  std::string framework;
   AcceleratorSpec accelerator;
   NodeSpec node;
   FabricSpec fabric;

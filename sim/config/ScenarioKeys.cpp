@@ -68,8 +68,8 @@ KeyTable make_scenario_table() {
           {.path = "framework",
            .type = KeyType::Enum,
            .choices = framework_names(),
-           .presence = Presence::Defaulted,
-           .default_text = std::string(kDefaultFramework),
+           .presence = Presence::Derived,
+           .default_text = fmt::format("the platform's framework; {} where it names none", kDefaultFramework),
            .description = "The software stack (docs/frameworks.md): its kernel fusions, pipeline exchanges "
                           "(blocking or asynchronous), DDP flavour, gradient-accumulation fusion, optimizer "
                           "passes and host time. training.overlap_grad_reduce, grad_accumulation_fusion and "
@@ -322,9 +322,10 @@ KeyTable make_scenario_table() {
            .type = KeyType::Enum,
            .choices = names(kAllDTypes, dtype_name),
            .presence = Presence::Derived,
-           .default_text = "training.precision",
+           .default_text = "the activations' type: training.precision, bf16 when that is fp8",
            .description = "Element type of the tokens the dispatch all-to-all sends (DeepSeek-V3 sends fp8 and "
-                          "combines in bf16); the combine always sends the training precision."},
+                          "combines in bf16); the combine always sends the activations' type (bf16 with fp8 "
+                          "training, which runs only the weight GEMMs in fp8)."},
           {.path = "stragglers.devices",
            .type = KeyType::Record,
            .presence = Presence::Optional,

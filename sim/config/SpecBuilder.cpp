@@ -180,6 +180,7 @@ PlatformSpec build_platform(const ConfigDocument& document) {
   PlatformSpec spec;
   spec.name = document.get_string("name");
   spec.source = document.get_string("source");
+  if (const ConfigValue* framework = document.find("framework")) spec.framework = framework->as_string();
   spec.accelerator = build_accelerator(child_of(document, "accelerator"));
   spec.node = build_node(document);
   spec.fabric = build_fabric(document);
@@ -227,6 +228,12 @@ MoeSpec build_moe(const ConfigDocument& document, const std::string& file) {
   return moe;
 }
 
+/// The scenario's `framework`, else its platform's, else the default profile.
+std::string scenario_framework(const ConfigDocument& document, const PlatformSpec& platform) {
+  if (!document.at("framework").is_derived()) return document.get_string("framework");
+  return platform.framework.empty() ? std::string(kDefaultFramework) : platform.framework;
+}
+
 }  // namespace
 
 ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
@@ -240,7 +247,7 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.training.precision = enum_value<DType>(document, "training.precision", parse_dtype);
   spec.training.optimizer = enum_value<Optimizer>(document, "training.optimizer", parse_optimizer);
   spec.training.bucket_size_B = document.get_number("training.bucket_size");
-  spec.framework = framework_profile(document.get_string("framework"));
+  spec.framework = framework_profile(scenario_framework(document, spec.platform));
   spec.training.overlap_grad_reduce = document.at("training.overlap_grad_reduce").is_derived()
                                           ? spec.framework.ddp == DdpFlavour::Torch
                                           : document.get_bool("training.overlap_grad_reduce");

@@ -66,6 +66,7 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                tr.global_batch, s.parallelism.dp, tr.micro_batch, s.micro_batches_per_replica(),
                                dtype_name(tr.precision), config::optimizer_name(tr.optimizer),
                                tr.attention == config::Attention::Fused ? ", fused attention" : ""));
+  line("framework", s.framework.name.empty() ? std::string("(none: built in code)") : s.framework.name);
 
   o += "\nIteration\n";
   line("step time", t(m.step_time_s));
@@ -173,6 +174,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
   j["accelerator"] = s.platform.accelerator.name;
   j["workload"] = s.workload.name;
   j["workload_type"] = s.workload.type;
+  j["framework"] = s.framework.name;
   j["parameters"] = m.parameters;
   j["devices"] = s.platform.device_count();
   j["parallelism"] = {{"dp", s.parallelism.dp}, {"tp", s.parallelism.tp}, {"pp", s.parallelism.pp}};

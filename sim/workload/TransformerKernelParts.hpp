@@ -81,12 +81,53 @@ inline Dims dims_of(const TransformerModel& model, int layer) {
               model.sharding().sequence_parallel ? 1.0 / static_cast<double>(t) : 1.0};
 }
 
+// FP8 training (Transformer Engine's recipes, torchao's float8 training): activations stay in bf16
+// and each weight GEMM's operands are cast to fp8 first. A cast-transpose kernel reads the bf16
+// tensor and writes it twice in fp8, row-wise for this GEMM and column-wise for the other GEMM that
+// uses it (the weight gradient's X^T, or the input gradient's dY^T): 2 + 1 + 1 bytes per element.
+// Where a norm feeds the GEMM (TE's LayerNormLinear: qkv, fc1) the norm writes the fp8 copies itself,
+// so the cast adds only the two fp8 writes.
+inline constexpr double kCastTransposeBytes = 4;
+inline constexpr double kNormCastBytes = 2;
+inline constexpr double kCastFlops = 2;  // |x| into the running amax, multiply by the scale
+
+/// Whether `model` runs its weight GEMMs in a narrower type than its activations (fp8 training).
+inline bool casts_gemm_inputs(const TransformerModel& model) { return model.gemm_dtype() != model.dtype(); }
+
+/// a * b * c as a double (element counts of GEMM operands).
+inline double product(long long a, long long b, long long c) {
+  return static_cast<double>(a) * static_cast<double>(b) * static_cast<double>(c);
+}
+
+inline Kernel fp8_cast(const std::string& name, double elements, double bytes_per_element, DType dtype) {
+  return Kernel::make_memory_bound(name, bytes_per_element * elements, kCastFlops * elements, dtype);
+}
+
+/// A weight GEMM Y = X W (`fwd`), preceded in fp8 training by the cast of X (`after_norm`: fused into
+/// the norm that produced X).
+inline void push_linear(std::vector<Kernel>& out, const TransformerModel& model, const std::string& name,
+                        GemmShape fwd, bool after_norm = false) {
+  if (casts_gemm_inputs(model))
+    out.push_back(fp8_cast(name + ".cast", product(fwd.m, fwd.k, fwd.batch),
+                           after_norm ? kNormCastBytes : kCastTransposeBytes, model.dtype()));
+  out.push_back(Kernel::make_gemm(name, fwd, model.gemm_dtype()));
+}
+
 // Y[m x n] = X[m x k] . W[k x n] gives dX = dY . W^T (m, k, n) and dW = X^T . dY (k, n, m).
 inline void push_weight_gemm_backward(std::vector<Kernel>& out, const std::string& name, GemmShape fwd, DType dtype,
                                bool input_gradient = true) {
   if (input_gradient)
     out.push_back(Kernel::make_gemm(name + ".dgrad", GemmShape{fwd.m, fwd.k, fwd.n, fwd.batch}, dtype));
   out.push_back(kernels::weight_gradient(Kernel::make_gemm(name + ".wgrad", GemmShape{fwd.k, fwd.n, fwd.m, fwd.batch}, dtype)));
+}
+
+/// The backward of push_linear: in fp8 training the output gradient dY is cast first.
+inline void push_linear_backward(std::vector<Kernel>& out, const TransformerModel& model, const std::string& name,
+                                 GemmShape fwd, bool input_gradient = true) {
+  if (casts_gemm_inputs(model))
+    out.push_back(fp8_cast(name + ".cast.bwd", product(fwd.m, fwd.n, fwd.batch), kCastTransposeBytes,
+                           model.dtype()));
+  push_weight_gemm_backward(out, name, fwd, model.gemm_dtype(), input_gradient);
 }
 
 inline double norm_flops(NormKind n) { return n == NormKind::LayerNorm ? kLayerNormFlops : kRmsNormFlops; }

@@ -63,16 +63,18 @@ std::vector<Kernel> TransformerMla::forward() const {
   k.push_back(norm_forward("ln1", d.N(), d.e, w.norm, t));
   long long q_in = m.h;
   if (m.q_lora > 0) {
-    k.push_back(Kernel::make_gemm("q_down", GemmShape{m.T, m.q_lora, m.h, 1}, t));
-    replicated_over(k, k.size() - 1, d.t);
+    const std::size_t from = k.size();
+    push_linear(k, model_, "q_down", GemmShape{m.T, m.q_lora, m.h, 1}, true);
+    replicated_over(k, from, d.t);
     k.push_back(norm_forward("q_norm", static_cast<double>(m.T * m.q_lora), m.e, NormKind::RmsNorm, t));
     q_in = m.q_lora;
   }
-  k.push_back(Kernel::make_gemm("q_up", GemmShape{m.T, m.q_width(), q_in, 1}, t));
-  k.push_back(Kernel::make_gemm("kv_down", GemmShape{m.T, m.kv_lora + m.rope, m.h, 1}, t));
-  replicated_over(k, k.size() - 1, d.t);
+  push_linear(k, model_, "q_up", GemmShape{m.T, m.q_width(), q_in, 1}, true);
+  const std::size_t kv_from = k.size();
+  push_linear(k, model_, "kv_down", GemmShape{m.T, m.kv_lora + m.rope, m.h, 1}, true);
+  replicated_over(k, kv_from, d.t);
   k.push_back(norm_forward("kv_norm", static_cast<double>(m.T * m.kv_lora), m.e, NormKind::RmsNorm, t));
-  k.push_back(Kernel::make_gemm("kv_up", GemmShape{m.T, m.kv_width(), m.kv_lora, 1}, t));
+  push_linear(k, model_, "kv_up", GemmShape{m.T, m.kv_width(), m.kv_lora, 1}, true);
   // Rotary on the queries' rope part and the shared rope key: read and write each.
   const double rotated = static_cast<double>(m.T * (m.a + 1) * m.rope);
   k.push_back(Kernel::make_memory_bound("rope", 2 * rotated * m.e, kRotaryFlops * rotated, t));
@@ -86,7 +88,7 @@ std::vector<Kernel> TransformerMla::forward() const {
       k.push_back(Kernel::make_memory_bound("attn_dropout", A * (2 * m.e + kMaskBytes), kDropoutFlops * A, t));
     k.push_back(Kernel::make_gemm("attn_v", GemmShape{m.s, m.v, m.s, m.b * m.a}, t));
   }
-  k.push_back(Kernel::make_gemm("proj", GemmShape{m.T, m.h, m.a * m.v, 1}, t));
+  push_linear(k, model_, "proj", GemmShape{m.T, m.h, m.a * m.v, 1});
   return k;
 }
 
@@ -98,7 +100,7 @@ std::vector<Kernel> TransformerMla::backward() const {
   std::vector<Kernel> k;
   k.push_back(norm_backward("ln2", d.N(), d.e, w.norm, t, true));
   push_residual_backward(k, "1", d, w.dropout, t);
-  push_weight_gemm_backward(k, "proj", GemmShape{m.T, m.h, m.a * m.v, 1}, t);
+  push_linear_backward(k, model_, "proj", GemmShape{m.T, m.h, m.a * m.v, 1});
   if ((model_.attention() == config::Attention::Fused)) {
     k.push_back(Kernel::make_fused_attention("attention.bwd", attention_shape(m, true), t));
   } else {
@@ -114,17 +116,17 @@ std::vector<Kernel> TransformerMla::backward() const {
   }
   const double rotated = static_cast<double>(m.T * (m.a + 1) * m.rope);
   k.push_back(Kernel::make_memory_bound("rope.bwd", 2 * rotated * m.e, kRotaryFlops * rotated, t));
-  push_weight_gemm_backward(k, "kv_up", GemmShape{m.T, m.kv_width(), m.kv_lora, 1}, t);
+  push_linear_backward(k, model_, "kv_up", GemmShape{m.T, m.kv_width(), m.kv_lora, 1});
   k.push_back(norm_backward("kv_norm", static_cast<double>(m.T * m.kv_lora), m.e, NormKind::RmsNorm, t, false));
   std::size_t from = k.size();
-  push_weight_gemm_backward(k, "kv_down", GemmShape{m.T, m.kv_lora + m.rope, m.h, 1}, t);
+  push_linear_backward(k, model_, "kv_down", GemmShape{m.T, m.kv_lora + m.rope, m.h, 1});
   replicated_over(k, from, d.t);
   const long long q_in = m.q_lora > 0 ? m.q_lora : m.h;
-  push_weight_gemm_backward(k, "q_up", GemmShape{m.T, m.q_width(), q_in, 1}, t);
+  push_linear_backward(k, model_, "q_up", GemmShape{m.T, m.q_width(), q_in, 1});
   if (m.q_lora > 0) {
     k.push_back(norm_backward("q_norm", static_cast<double>(m.T * m.q_lora), m.e, NormKind::RmsNorm, t, false));
     from = k.size();
-    push_weight_gemm_backward(k, "q_down", GemmShape{m.T, m.q_lora, m.h, 1}, t);
+    push_linear_backward(k, model_, "q_down", GemmShape{m.T, m.q_lora, m.h, 1});
     replicated_over(k, from, d.t);
   }
   k.push_back(norm_backward("ln1", d.N(), d.e, w.norm, t, true));

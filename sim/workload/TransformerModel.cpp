@@ -37,7 +37,9 @@ TransformerModel::TransformerModel(const TransformerSpec& spec, int micro_batch,
                                    config::Attention attention, config::KernelFusions fusions)
     : spec_(spec),
       micro_batch_(micro_batch),
-      dtype_(dtype),
+      // FP8 training (Transformer Engine, torchao float8) runs only the weight GEMMs in fp8.
+      dtype_(dtype == DType::fp8 ? DType::bf16 : dtype),
+      gemm_dtype_(dtype),
       sharding_(sharding),
       attention_(attention),
       fusions_(fusions) {
@@ -78,7 +80,7 @@ std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
   const auto& w = spec_;
   std::vector<Kernel> k;
   push_norm_forward(k, "ln1", d.N());
-  k.push_back(Kernel::make_gemm("qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}, t));
+  push_linear(k, *this, "qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}, true);
   if (w.position == PositionKind::Rotary) k.push_back(rotary("rope", d, t));
   if (fused_attention()) {
     // scores, softmax, dropout (mask regenerated from the RNG state) and P.V in one kernel
@@ -97,7 +99,7 @@ std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
           Kernel::make_memory_bound("attn_dropout", d.A() * (2 * d.e + kMaskBytes), kDropoutFlops * d.A(), t));
     k.push_back(Kernel::make_gemm("attn_v", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
   }
-  k.push_back(Kernel::make_gemm("proj", GemmShape{d.tokens(), d.h, d.a * d.d, 1}, t));
+  push_linear(k, *this, "proj", GemmShape{d.tokens(), d.h, d.a * d.d, 1});
   return k;
 }
 
@@ -108,13 +110,13 @@ std::vector<Kernel> TransformerModel::mlp_forward(int layer) const {
   std::vector<Kernel> k;
   k.push_back(residual_forward("1", d, spec_.dropout, t));
   push_norm_forward(k, "ln2", d.N());
-  k.push_back(Kernel::make_gemm("fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1}, t));
+  push_linear(k, *this, "fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1}, true);
   // Unfused bias + GeLU (Megatron without --bias-gelu-fusion): fc1 skips its bias, a kernel adds it
   // (read and write the MLP hidden), then the activation runs.
   if (!fusions_.bias_gelu && spec_.bias)
     k.push_back(Kernel::make_memory_bound("fc1_bias", 2 * d.F() * d.e, kAddFlops * d.F(), t));
   k.push_back(activation_forward(shape.mlp, d, t));
-  k.push_back(Kernel::make_gemm("fc2", GemmShape{d.tokens(), d.h, d.f, 1}, t));
+  push_linear(k, *this, "fc2", GemmShape{d.tokens(), d.h, d.f, 1});
   k.push_back(residual_forward("2", d, spec_.dropout, t));
   return k;
 }
@@ -125,12 +127,12 @@ std::vector<Kernel> TransformerModel::mlp_backward(int layer) const {
   const LayerShape shape = spec_.layer(layer);
   std::vector<Kernel> k;
   push_residual_backward(k, "2", d, spec_.dropout, t);
-  push_weight_gemm_backward(k, "fc2", GemmShape{d.tokens(), d.h, d.f, 1}, t);
+  push_linear_backward(k, *this, "fc2", GemmShape{d.tokens(), d.h, d.f, 1});
   k.push_back(activation_backward(shape.mlp, d, t));
   // Unfused: the bias gradient is a reduction of the MLP hidden's gradient over the tokens.
   if (!fusions_.bias_gelu && spec_.bias)
     k.push_back(Kernel::make_memory_bound("fc1_bias.bwd", d.F() * d.e, kAddFlops * d.F(), t));
-  push_weight_gemm_backward(k, "fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1}, t);
+  push_linear_backward(k, *this, "fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1});
   return k;
 }
 
@@ -141,7 +143,7 @@ std::vector<Kernel> TransformerModel::attention_backward(int layer) const {
   std::vector<Kernel> k;
   push_norm_backward(k, "ln2", d.N(), true);
   push_residual_backward(k, "1", d, spec_.dropout, t);
-  push_weight_gemm_backward(k, "proj", GemmShape{d.tokens(), d.h, d.a * d.d, 1}, t);
+  push_linear_backward(k, *this, "proj", GemmShape{d.tokens(), d.h, d.a * d.d, 1});
   if (fused_attention()) {
     // recomputes S and P from Q, K and the saved logsumexp, then dV, dP, dS, dQ, dK in one kernel
     k.push_back(Kernel::make_fused_attention("attention.bwd", kernels::AttentionShape{d.b * d.a, d.s, d.d, true}, t));
@@ -163,7 +165,7 @@ std::vector<Kernel> TransformerModel::attention_backward(int layer) const {
     k.push_back(Kernel::make_gemm("attn_scores.dk", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
   }
   if (spec_.position == PositionKind::Rotary) k.push_back(rotary("rope.bwd", d, t));
-  push_weight_gemm_backward(k, "qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}, t);
+  push_linear_backward(k, *this, "qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1});
   push_norm_backward(k, "ln1", d.N(), true);
   return k;
 }
@@ -338,6 +340,12 @@ OptimizerTraffic optimizer_traffic(bool adam, DType precision, config::Optimizer
   if (precision == DType::fp16 && passes.fp16_unscale) {
     o.bytes_per_parameter += 2 * kFp32Bytes;
     o.flops_per_parameter += 1;
+  }
+  // FP8: the updated 16-bit weights are cast to fp8 once per step, row- and column-wise (Transformer
+  // Engine keeps the fp8 copies over the step's micro-batches); counted for every parameter.
+  if (precision == DType::fp8) {
+    o.bytes_per_parameter += kCastTransposeBytes;
+    o.flops_per_parameter += kCastFlops;
   }
   return o;
 }

@@ -40,7 +40,9 @@ double fused_cross_entropy_backward_bytes_per_logit(double element_bytes);
 
 class TransformerModel {
 public:
-  /// micro_batch: sequences per pass; dtype: activation/weight arithmetic type. Throws
+  /// micro_batch: sequences per pass; dtype: the training precision. Every kernel runs in it,
+  /// except with fp8: then only the weight GEMMs do, after a cast of their operands, and
+  /// activations, attention and the memory-bound kernels stay in bf16 (gemm_dtype(), dtype()). Throws
   /// clearfog::Error on a non-positive dimension, hidden not divisible by heads (without an
   /// explicit head_dim), heads not divisible by the KV heads, or a tensor-parallel degree that
   /// does not divide heads, KV heads and every layer's ffn_hidden.
@@ -103,7 +105,10 @@ public:
 
   [[nodiscard]] const TransformerSpec& spec() const { return spec_; }
   [[nodiscard]] int micro_batch() const { return micro_batch_; }
+  /// Activations, attention and the memory-bound kernels (bf16 when training in fp8).
   [[nodiscard]] DType dtype() const { return dtype_; }
+  /// The weight GEMMs (qkv, proj, MLP, experts): the training precision.
+  [[nodiscard]] DType gemm_dtype() const { return gemm_dtype_; }
   [[nodiscard]] const TensorSharding& sharding() const { return sharding_; }
   [[nodiscard]] config::Attention attention() const { return attention_; }
   [[nodiscard]] const config::KernelFusions& fusions() const { return fusions_; }
@@ -118,6 +123,7 @@ private:
   TransformerSpec spec_;
   int micro_batch_;
   DType dtype_;
+  DType gemm_dtype_;
   TensorSharding sharding_;
   config::Attention attention_;
   config::KernelFusions fusions_;

@@ -78,37 +78,45 @@ TransformerMoe::MlpShape TransformerMoe::mlp_shape(const std::vector<double>& to
 std::vector<Kernel> TransformerMoe::mlp_forward(const std::string& name, const std::vector<double>& tokens,
                                                 double width) const {
   const MlpShape m = mlp_shape(tokens, width);
-  const DType t = model_.dtype();
+  const DType t = model_.dtype(), g = model_.gemm_dtype();
+  const bool cast = casts_gemm_inputs(model_);
+  const double hidden = m.copies * static_cast<double>(m.f);
   std::vector<Kernel> out;
-  out.push_back(Kernel::make_grouped_gemm(name + ".fc1", groups_of(tokens, m.up * m.f, m.h), t));
-  auto act = activation_forward(model_.spec().mlp, m.copies * static_cast<double>(m.f), m.e, t);
+  if (cast) out.push_back(fp8_cast(name + ".fc1.cast", m.copies * static_cast<double>(m.h), kCastTransposeBytes, t));
+  out.push_back(Kernel::make_grouped_gemm(name + ".fc1", groups_of(tokens, m.up * m.f, m.h), g));
+  auto act = activation_forward(model_.spec().mlp, hidden, m.e, t);
   act.name = name + "." + act.name;
   out.push_back(std::move(act));
-  out.push_back(Kernel::make_grouped_gemm(name + ".fc2", groups_of(tokens, m.h, m.f), t));
+  if (cast) out.push_back(fp8_cast(name + ".fc2.cast", hidden, kCastTransposeBytes, t));
+  out.push_back(Kernel::make_grouped_gemm(name + ".fc2", groups_of(tokens, m.h, m.f), g));
   return out;
 }
 
 std::vector<Kernel> TransformerMoe::mlp_backward(const std::string& name, const std::vector<double>& tokens,
                                                  double width) const {
   const MlpShape m = mlp_shape(tokens, width);
-  const DType t = model_.dtype();
+  const DType t = model_.dtype(), g = model_.gemm_dtype();
+  const bool cast = casts_gemm_inputs(model_);
   // Y = X W per group: dX = dY W^T (m, k, n), dW = X^T dY (k, n, m)
   const auto dgrad = [&](const std::string& n, long long cols, long long inner) {
-    std::vector<GemmShape> g;
-    for (const double copies : tokens) g.push_back(GemmShape{std::llround(copies), inner, cols, 1});
-    return Kernel::make_grouped_gemm(n + ".dgrad", std::move(g), t);
+    std::vector<GemmShape> shapes;
+    for (const double copies : tokens) shapes.push_back(GemmShape{std::llround(copies), inner, cols, 1});
+    return Kernel::make_grouped_gemm(n + ".dgrad", std::move(shapes), g);
   };
   const auto wgrad = [&](const std::string& n, long long cols, long long inner) {
-    std::vector<GemmShape> g;
-    for (const double copies : tokens) g.push_back(GemmShape{inner, cols, std::llround(copies), 1});
-    return kernels::weight_gradient(Kernel::make_grouped_gemm(n + ".wgrad", std::move(g), t));
+    std::vector<GemmShape> shapes;
+    for (const double copies : tokens) shapes.push_back(GemmShape{inner, cols, std::llround(copies), 1});
+    return kernels::weight_gradient(Kernel::make_grouped_gemm(n + ".wgrad", std::move(shapes), g));
   };
   std::vector<Kernel> out;
+  if (cast) out.push_back(fp8_cast(name + ".fc2.cast.bwd", m.copies * static_cast<double>(m.h), kCastTransposeBytes, t));
   out.push_back(dgrad(name + ".fc2", m.h, m.f));
   out.push_back(wgrad(name + ".fc2", m.h, m.f));
   auto act = activation_backward(model_.spec().mlp, m.copies * static_cast<double>(m.f), m.e, t);
   act.name = name + "." + act.name;
   out.push_back(std::move(act));
+  if (cast)
+    out.push_back(fp8_cast(name + ".fc1.cast.bwd", m.copies * static_cast<double>(m.up * m.f), kCastTransposeBytes, t));
   out.push_back(dgrad(name + ".fc1", m.up * m.f, m.h));
   out.push_back(wgrad(name + ".fc1", m.up * m.f, m.h));
   return out;

@@ -81,3 +81,29 @@ TEST_CASE("config::FrameworkRegistry: a scenario's training keys win over its pr
     CHECK(s.framework.fusions.attention);
   }
 }
+
+TEST_CASE("config::FrameworkRegistry: a scenario runs its platform's framework unless it names one", "[config]") {
+  // The whole-graph-compiled machines name their compiler's stack; the GPU platforms name none.
+  const std::string platforms = std::string(CLEARFOG_SOURCE_DIR) + "/platforms/";
+  for (const char* file : {"tpu-v4-4x4x4.yaml", "ipu-pod16.yaml", "cs2-wse2.yaml"}) {
+    INFO(file);
+    CHECK(load_platform(platforms + file).framework == "xla-fused");
+  }
+  CHECK(load_platform(platforms + "dgx-a100.yaml").framework.empty());
+  SECTION("the platform's stack when the scenario names none") {
+    const auto s = quickstart({{"platform.framework", "xla-fused"}});
+    CHECK(s.framework.name == "xla-fused");
+    CHECK(s.framework.fusions.cross_entropy);
+    CHECK_FALSE(s.framework.optimizer.master_copies);
+  }
+  SECTION("the scenario's own framework wins over the platform's") {
+    const auto s = quickstart({{"platform.framework", "xla-fused"}, {"framework", "megatron-2021"}});
+    CHECK(s.framework.name == "megatron-2021");
+  }
+  SECTION("a platform naming no stack leaves the default") {
+    CHECK(quickstart().framework.name == kDefaultFramework);
+  }
+  SECTION("a platform's framework is checked against the registry") {
+    CHECK_THROWS_AS(quickstart({{"platform.framework", "megatron-1999"}}), ConfigError);
+  }
+}

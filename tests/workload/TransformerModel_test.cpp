@@ -6,25 +6,16 @@
 #include <vector>
 
 #include "core/Errors.hpp"
+#include "support/SmallTransformer.hpp"
 #include "workload/TransformerModel.hpp"
 
 using namespace clearfog;
 using clearfog::kernels::Kernel;
 using clearfog::kernels::KernelKind;
 using clearfog::workload::TransformerModel;
+using clearfog::test::small_gpt;
 
 namespace {
-
-workload::TransformerSpec small_gpt() {
-  workload::TransformerSpec w;
-  w.layers = 4;
-  w.hidden = 256;
-  w.heads = 8;
-  w.ffn_hidden = 1024;
-  w.seq_length = 128;
-  w.vocab_size = 1000;
-  return w;
-}
 
 // GPT-3 175B (Brown et al. 2020, Table 2.1).
 workload::TransformerSpec gpt3_175b() {
@@ -43,12 +34,6 @@ double sum_flops(const std::vector<Kernel>& kernels, KernelKind kind) {
   for (const auto& k : kernels)
     if (k.kind == kind) total += k.flops;
   return total;
-}
-
-const Kernel& find(const std::vector<Kernel>& kernels, const std::string& name) {
-  const auto it = std::find_if(kernels.begin(), kernels.end(), [&](const Kernel& k) { return k.name == name; });
-  REQUIRE(it != kernels.end());
-  return *it;
 }
 
 // Korthikanti et al. 2022, Eq. 7 (formulas.md): model FLOPs of an iteration over B sequences.
@@ -107,22 +92,22 @@ TEST_CASE("workload::TransformerModel: GEMM shapes of the forward and its gradie
     CHECK(k.gemm.k == kk);
     CHECK(k.gemm.batch == batch);
   };
-  shape_is(find(fwd, "qkv"), b * s, 3 * h, h, 1);
-  shape_is(find(fwd, "attn_scores"), s, s, h / a, b * a);
-  shape_is(find(fwd, "attn_v"), s, h / a, s, b * a);
-  shape_is(find(fwd, "proj"), b * s, h, h, 1);
-  shape_is(find(fwd, "fc1"), b * s, f, h, 1);
-  shape_is(find(fwd, "fc2"), b * s, h, f, 1);
+  shape_is(test::find_kernel(fwd, "qkv"), b * s, 3 * h, h, 1);
+  shape_is(test::find_kernel(fwd, "attn_scores"), s, s, h / a, b * a);
+  shape_is(test::find_kernel(fwd, "attn_v"), s, h / a, s, b * a);
+  shape_is(test::find_kernel(fwd, "proj"), b * s, h, h, 1);
+  shape_is(test::find_kernel(fwd, "fc1"), b * s, f, h, 1);
+  shape_is(test::find_kernel(fwd, "fc2"), b * s, h, f, 1);
   // Y[m x n] = X[m x k] W[k x n]: dgrad (m, k, n), wgrad (k, n, m)
-  shape_is(find(bwd, "fc1.dgrad"), b * s, h, f, 1);
-  shape_is(find(bwd, "fc1.wgrad"), h, f, b * s, 1);
-  shape_is(find(bwd, "qkv.dgrad"), b * s, h, 3 * h, 1);
-  shape_is(find(bwd, "qkv.wgrad"), h, 3 * h, b * s, 1);
+  shape_is(test::find_kernel(bwd, "fc1.dgrad"), b * s, h, f, 1);
+  shape_is(test::find_kernel(bwd, "fc1.wgrad"), h, f, b * s, 1);
+  shape_is(test::find_kernel(bwd, "qkv.dgrad"), b * s, h, 3 * h, 1);
+  shape_is(test::find_kernel(bwd, "qkv.wgrad"), h, 3 * h, b * s, 1);
   // each attention gradient GEMM does the FLOPs of its forward
-  CHECK(find(bwd, "attn_scores.dq").flops == find(fwd, "attn_scores").flops);
-  CHECK(find(bwd, "attn_scores.dk").flops == find(fwd, "attn_scores").flops);
-  CHECK(find(bwd, "attn_v.dprobs").flops == find(fwd, "attn_v").flops);
-  CHECK(find(bwd, "attn_v.dv").flops == find(fwd, "attn_v").flops);
+  CHECK(test::find_kernel(bwd, "attn_scores.dq").flops == test::find_kernel(fwd, "attn_scores").flops);
+  CHECK(test::find_kernel(bwd, "attn_scores.dk").flops == test::find_kernel(fwd, "attn_scores").flops);
+  CHECK(test::find_kernel(bwd, "attn_v.dprobs").flops == test::find_kernel(fwd, "attn_v").flops);
+  CHECK(test::find_kernel(bwd, "attn_v.dv").flops == test::find_kernel(fwd, "attn_v").flops);
 }
 
 TEST_CASE("workload::TransformerModel: layer backward GEMM FLOPs are twice the forward's", "[workload]") {
@@ -141,17 +126,17 @@ TEST_CASE("workload::TransformerModel: memory-bound bytes count e-byte elements 
     const TransformerModel model(w, 2, dtype);
     const auto fwd = model.layer_forward();
     const auto bwd = model.layer_backward();
-    CHECK(find(fwd, "ln1").bytes == 2 * N * e);
-    CHECK(find(fwd, "softmax").bytes == 2 * A * e);
-    CHECK(find(fwd, "attn_dropout").bytes == A * (2 * e + 1));
-    CHECK(find(fwd, "dropout_add1").bytes == N * (3 * e + 1));
-    CHECK(find(fwd, "gelu").bytes == 2 * b * s * f * e);
+    CHECK(test::find_kernel(fwd, "ln1").bytes == 2 * N * e);
+    CHECK(test::find_kernel(fwd, "softmax").bytes == 2 * A * e);
+    CHECK(test::find_kernel(fwd, "attn_dropout").bytes == A * (2 * e + 1));
+    CHECK(test::find_kernel(fwd, "dropout_add1").bytes == N * (3 * e + 1));
+    CHECK(test::find_kernel(fwd, "gelu").bytes == 2 * b * s * f * e);
     // backward: dy + saved input + residual gradient in, dx out
-    CHECK(find(bwd, "ln1.bwd").bytes == 4 * N * e);
-    CHECK(find(bwd, "softmax.bwd").bytes == 3 * A * e);
-    CHECK(find(bwd, "attn_dropout.bwd").bytes == A * (2 * e + 1));
-    CHECK(find(bwd, "dropout_add1.bwd").bytes == N * (2 * e + 1));
-    CHECK(find(bwd, "gelu.bwd").bytes == 3 * b * s * f * e);
+    CHECK(test::find_kernel(bwd, "ln1.bwd").bytes == 4 * N * e);
+    CHECK(test::find_kernel(bwd, "softmax.bwd").bytes == 3 * A * e);
+    CHECK(test::find_kernel(bwd, "attn_dropout.bwd").bytes == A * (2 * e + 1));
+    CHECK(test::find_kernel(bwd, "dropout_add1.bwd").bytes == N * (2 * e + 1));
+    CHECK(test::find_kernel(bwd, "gelu.bwd").bytes == 3 * b * s * f * e);
   }
 }
 
@@ -161,11 +146,11 @@ TEST_CASE("workload::TransformerModel: head and embedding", "[workload]") {
   const TransformerModel model(w, 2, DType::bf16);
   const auto head = model.head_forward();
   CHECK(names(head) == std::vector<std::string>{"final_ln", "logits", "cross_entropy"});
-  CHECK(find(head, "logits").flops == 2 * b * s * h * V);
+  CHECK(test::find_kernel(head, "logits").flops == 2 * b * s * h * V);
   // Megatron's fp32 loss: cast (e + 4), max (4), subtract (8), exp (8), sum (4), divide (8)
-  CHECK(find(head, "cross_entropy").bytes == b * s * V * (e + 4 + 4 + 8 + 8 + 4 + 8));
+  CHECK(test::find_kernel(head, "cross_entropy").bytes == b * s * V * (e + 4 + 4 + 8 + 8 + 4 + 8));
   // backward: scale the saved softmax in place (8), cast back (4 + e)
-  CHECK(find(model.head_backward(), "cross_entropy.bwd").bytes == b * s * V * (8 + 4 + e));
+  CHECK(test::find_kernel(model.head_backward(), "cross_entropy.bwd").bytes == b * s * V * (8 + 4 + e));
   CHECK(sum_flops(model.head_backward(), KernelKind::Gemm) == 2 * 2 * b * s * h * V);
   CHECK(names(model.head_backward()) ==
         std::vector<std::string>{"cross_entropy.bwd", "logits.dgrad", "logits.wgrad", "final_ln.bwd"});

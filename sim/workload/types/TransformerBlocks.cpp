@@ -199,8 +199,9 @@ Block moe_layer_block(const Context& c, int l, int moe_index, ExpertLoad& load) 
   const auto shares = expert_shares(o.moe, w.experts, w.top_k, moe_index);
   const RoutedTokens routed = route_tokens(shares, o.ep, moe.router_tokens(), w.top_k, w.capacity_factor);
   record_load(load, routed);
-  const double e = dtype_bytes(o.precision);
-  const double dispatch_e = dtype_bytes(o.moe.dispatch_precision.value_or(o.precision));
+  // Tokens travel as activations (bf16 when training in fp8) unless the dispatch is narrower.
+  const double e = dtype_bytes(c.model.dtype());
+  const double dispatch_e = o.moe.dispatch_precision ? dtype_bytes(*o.moe.dispatch_precision) : e;
   const double h = w.hidden;
   std::vector<std::vector<double>> tokens(routed.processed.size());
   std::vector<std::vector<kernels::Kernel>> forward, backward;
@@ -296,7 +297,7 @@ ModelDescription TransformerType::describe(const config::WorkloadSpec& workload,
   const TransformerModel model(spec, o.micro_batch, o.precision, TensorSharding{o.tp, o.sequence_parallel},
                                o.attention, o.fusions);
   const Context c{model, o,
-                  static_cast<double>(o.micro_batch) * spec.seq_length * spec.hidden * dtype_bytes(o.precision)};
+                  static_cast<double>(o.micro_batch) * spec.seq_length * spec.hidden * dtype_bytes(model.dtype())};
   ModelDescription d;
   d.type = std::string(name());
   d.micro_batch = o.micro_batch;
