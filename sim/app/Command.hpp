@@ -38,6 +38,7 @@ Command add_merge_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
+Command add_cluster_command(CLI::App& app);
 Command add_shard_command(CLI::App& app);
 
 }  // namespace clearfog::app

@@ -13,8 +13,8 @@ Command add_explain_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("explain", "print the keys of a kind of file: type, unit, default, meaning");
-  cmd->add_option("kind", o->kind, "accelerator, platform, workload, scenario, sweep, compare or all")
-      ->check(CLI::IsMember({"accelerator", "platform", "workload", "scenario", "sweep", "compare", "all"}));
+  cmd->add_option("kind", o->kind, "accelerator, platform, workload, scenario, sweep, compare, cluster or all")
+      ->check(CLI::IsMember({"accelerator", "platform", "workload", "scenario", "sweep", "compare", "cluster", "all"}));
   cmd->add_flag("--markdown", o->markdown, "print Markdown (docs/configuration.md is this output for 'all')");
   return {cmd, [o] {
             std::cout << sweep::explain_kind(o->kind, o->markdown);

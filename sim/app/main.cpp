@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
       add_export_command(app),
       add_report_command(app),
       add_shard_command(app),
+      add_cluster_command(app),
   };
 
   try {

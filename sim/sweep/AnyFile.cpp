@@ -8,6 +8,7 @@
 #include "config/ConfigReference.hpp"
 #include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
+#include "sweep/ClusterFile.hpp"
 #include "sweep/CompareChecks.hpp"
 #include "sweep/CompareFile.hpp"
 #include "sweep/FileKeys.hpp"
@@ -16,7 +17,7 @@
 namespace clearfog::sweep {
 namespace {
 
-constexpr std::array<std::string_view, 2> kRunFileKinds = {"sweep", "compare"};
+constexpr std::array<std::string_view, 3> kRunFileKinds = {"sweep", "compare", "cluster"};
 
 /// The `kind:` of a file when it is written as a plain value; nullopt otherwise (the document
 /// validator then reports what is wrong).
@@ -43,6 +44,10 @@ std::string validate_any_file(const std::filesystem::path& file) {
     validate_compare(file);
     return *kind;
   }
+  if (kind == "cluster") {
+    check_cluster(load_cluster_file(file));
+    return *kind;
+  }
   return std::string(config::kind_name(config::validate_file(file, kRunFileKinds)));
 }
 
@@ -54,6 +59,10 @@ std::string explain_kind(const std::string& kind, bool markdown) {
     return render_file_keys("compare", "One workload on several platforms, each with its best parallelism "
                                        "(`clearfog compare`, docs/compare.md).",
                             compare_file_keys(), markdown);
+  if (kind == "cluster")
+    return render_file_keys("cluster", "Several jobs on one platform, simulated together (`clearfog cluster`, "
+                                       "docs/cluster.md).",
+                            cluster_file_keys(), markdown);
   if (const auto k = config::parse_kind(kind)) return config::render_key_table(*k, markdown);
   if (markdown) return config::configuration_reference_markdown();
   std::string out;

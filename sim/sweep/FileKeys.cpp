@@ -49,9 +49,35 @@ constexpr std::array<FileKey, 11> kCompareKeys = {{
      "fp16, bf16, fp8] (default: all but fp8). docs/compare.md says how they are searched."},
 }};
 
+constexpr std::array<FileKey, 13> kClusterKeys = {{
+    {"kind", "kind", "required", "What the file describes: `kind: cluster`."},
+    {"name", "string", "the file name", "Name of the cluster run."},
+    {"description", "string", "\"\"", "One line on what the run shows."},
+    {"platform", "path", "required", "The shared machine (a platform file, relative to this file); every job runs "
+                                     "on whole nodes of it."},
+    {"placement", "enum", "packed", "Where jobs without explicit nodes go. packed: in file order, each job the "
+                                    "lowest free nodes; spread: free nodes dealt out one at a time to the jobs in turn."},
+    {"jobs", "list of jobs", "required", "The jobs, each a mapping with the keys below; they run together in one "
+                                         "simulation and share the platform's links."},
+    {"set", "mapping of key: value", "absent",
+     "Overrides of the shared machine's platform keys (fabric.fat_tree.up: [1, 4] to oversubscribe the tree, a "
+     "link bandwidth, ...). They change the machine the jobs are replayed on; each job is planned on the platform "
+     "file resized to its nodes."},
+    {"jobs[].scenario", "path", "required", "The job's scenario; its platform is replaced by this file's platform "
+                                            "with fabric.nodes set to the job's node count."},
+    {"jobs[].nodes", "integer >= 1 or list of node indices", "required",
+     "How many whole nodes the job gets (placed by `placement`), or which ones."},
+    {"jobs[].name", "string", "job<i>", "Name of the job in the report."},
+    {"jobs[].start", "time", "0 s", "When the job's first iteration starts."},
+    {"jobs[].iterations", "integer >= 1", "1", "Iterations the job runs, each after the previous one on every rank."},
+    {"jobs[].set", "mapping of key: value", "absent",
+     "Overrides of the job's scenario, as `clearfog run --set` (applied after the platform is replaced)."},
+}};
+
 }  // namespace
 
 std::span<const FileKey> sweep_file_keys() { return kSweepKeys; }
+std::span<const FileKey> cluster_file_keys() { return kClusterKeys; }
 std::span<const FileKey> compare_file_keys() { return kCompareKeys; }
 
 std::vector<std::string> key_names(std::span<const FileKey> keys) {

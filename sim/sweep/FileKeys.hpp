@@ -20,6 +20,7 @@ struct FileKey {
 std::span<const FileKey> sweep_file_keys();
 /// The keys of a comparison file.
 std::span<const FileKey> compare_file_keys();
+std::span<const FileKey> cluster_file_keys();
 
 /// The names of `keys`, for "unknown key; known: ..." messages.
 std::vector<std::string> key_names(std::span<const FileKey> keys);
