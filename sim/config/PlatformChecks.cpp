@@ -4,6 +4,8 @@
 #include <numeric>
 #include <optional>
 #include <map>
+#include <set>
+#include <utility>
 #include <string>
 
 #include <fmt/format.h>
@@ -261,6 +263,37 @@ void check_fabric(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   }
 }
 
+/// fabric.degraded_nics: each NIC on the platform, listed once, slowed by 1 ... 1000.
+void check_degraded_nics(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  constexpr double kMaxNicSlowdown = 1000;
+  const ConfigValue* degraded = used(doc, "fabric.degraded_nics");
+  const ConfigValue* nodes = doc.find("fabric.nodes");
+  const ConfigValue* nics = used(doc, "fabric.nic.count");
+  if (!degraded || !nodes || !nics) return;
+  std::set<std::pair<std::int64_t, std::int64_t>> seen;
+  for (const ConfigValue& d : degraded->as_list()) {
+    const ConfigValue* node = d.field("node");
+    const ConfigValue* nic = d.field("nic");
+    const ConfigValue* slowdown = d.field("slowdown");
+    if (node && node->as_integer() >= nodes->as_integer())
+      report_at(*node, fmt::format("node {} is not on the platform: it has nodes 0 ... {}", node->as_integer(),
+                                   nodes->as_integer() - 1),
+                out);
+    if (nic && nic->as_integer() >= nics->as_integer())
+      report_at(*nic, fmt::format("NIC {} is not on a node: fabric.nic.count is {}, NICs 0 ... {}", nic->as_integer(),
+                                  nics->as_integer(), nics->as_integer() - 1),
+                out);
+    if (node && nic && !seen.insert({node->as_integer(), nic->as_integer()}).second)
+      report_at(*nic, fmt::format("NIC {} of node {} is listed twice; give each NIC one slowdown", nic->as_integer(),
+                                  node->as_integer()),
+                out);
+    if (slowdown && (slowdown->numeric() < 1 || slowdown->numeric() > kMaxNicSlowdown))
+      report_at(*slowdown, fmt::format("must be 1 ... {} (a degraded NIC is slower, not faster), got {}",
+                                       kMaxNicSlowdown, slowdown->numeric()),
+                out);
+  }
+}
+
 /// A collective cannot occupy every compute unit, nor all of the memory bandwidth.
 void check_interference(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   const ConfigValue* units = doc.find("collectives.interference.units");
@@ -305,6 +338,7 @@ void check_platform(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_conditions(doc, out);
   check_node(doc, out);
   check_fabric(doc, out);
+  check_degraded_nics(doc, out);
   check_interference(doc, out);
 }
 

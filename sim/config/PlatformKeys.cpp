@@ -204,6 +204,24 @@ KeyTable make_platform_table() {
            .description = "NIC i serves devices i*devices/nic.count ... (i+1)*devices/nic.count-1, so "
                           "each device uses one NIC (DGX rails); false: every device may use every NIC.",
            .only_with = {several_nodes()}},
+          {.path = "fabric.degraded_nics",
+           .type = KeyType::Record,
+           .presence = Presence::Optional,
+           .description = "NICs slower than fabric.nic.bandwidth (a degraded cable, port or transceiver): "
+                          "NIC `nic` of node `node` moves data at fabric.nic.bandwidth / slowdown in each "
+                          "direction. The planner does not know (as NCCL does not): only the replay slows. "
+                          "Absent: every NIC at its bandwidth.",
+           .list = true,
+           .fields =
+               {
+                   {.path = "node", .type = KeyType::Integer, .constraint = Constraint::NonNegative,
+                    .counts = "node", .description = "Node index, 0 ... fabric.nodes-1."},
+                   {.path = "nic", .type = KeyType::Integer, .constraint = Constraint::NonNegative,
+                    .counts = "NIC", .description = "NIC index in the node, 0 ... fabric.nic.count-1."},
+                   {.path = "slowdown", .type = KeyType::Number, .constraint = Constraint::Positive,
+                    .description = "Factor on its transfer time, 1 ... 1000 (2: half the bandwidth)."},
+               },
+           .only_with = {several_nodes()}},
           {.path = "fabric.link.bandwidth",
            .type = KeyType::Quantity,
            .dimension = Dimension::Bandwidth,

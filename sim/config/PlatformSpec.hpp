@@ -97,6 +97,14 @@ struct NodeSpec {
   std::vector<CustomEdge> custom_edges;      // custom
 };
 
+/// A NIC slower than the others (a degraded cable or port, `fabric.degraded_nics`): it moves data at
+/// the NIC bandwidth / slowdown in each direction.
+struct NicSlowdown {
+  int node = 0;
+  int nic = 0;
+  double slowdown = 1;
+};
+
 struct FabricSpec {
   int nodes = 1;                     // 1: a single node, no fabric
   FabricTopology topology = FabricTopology::FatTree;
@@ -112,6 +120,14 @@ struct FabricSpec {
   // dragonfly, SimGrid's DragonflyParams: (groups, links), (chassis, links), (routers, links), nodes per router
   std::array<int, 7> dragonfly = {0, 0, 0, 0, 0, 0, 0};
   bool in_network_reduction = false; // SHARP-like reduction in the fabric switches
+  std::vector<NicSlowdown> degraded_nics;
+
+  /// Bandwidth per direction of NIC `nic` of node `node`: the NIC's, or less where it is degraded.
+  [[nodiscard]] double nic_bandwidth_Bps(int node, int nic_index) const {
+    for (const NicSlowdown& d : degraded_nics)
+      if (d.node == node && d.nic == nic_index) return nic.bandwidth_Bps / d.slowdown;
+    return nic.bandwidth_Bps;
+  }
 };
 
 /// SimGrid FatTreeParams of a fat tree given only its node count: one switch for up to `leaf_nodes`

@@ -112,6 +112,10 @@ FabricSpec build_fabric(const ConfigDocument& document) {
   fabric.nic_count = document.get_int("fabric.nic.count");
   fabric.nic = link_of(document, "fabric.nic");
   fabric.rail_optimized = document.get_bool("fabric.rail_optimized");
+  if (const ConfigValue* degraded = document.find("fabric.degraded_nics"))
+    for (const ConfigValue& d : degraded->as_list())
+      fabric.degraded_nics.push_back({static_cast<int>(d.field("node")->as_integer()),
+                                      static_cast<int>(d.field("nic")->as_integer()), d.field("slowdown")->numeric()});
   // Derived: switch-to-switch links as fast as a NIC.
   const ConfigValue& bandwidth = document.at("fabric.link.bandwidth");
   const ConfigValue& latency = document.at("fabric.link.latency");

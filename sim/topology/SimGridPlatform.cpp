@@ -45,7 +45,7 @@ public:
       if (fabric)
         for (int i = 0; i < spec.fabric.nic_count; ++i)
           node_nics_[node].push_back(make_link(platform.root, fmt::format("node{}.nic{}", node, i),
-                                               spec.fabric.nic.bandwidth_Bps, spec.fabric.nic.latency_s));
+                                               spec.fabric.nic_bandwidth_Bps(node, i), spec.fabric.nic.latency_s));
     }
   }
 
