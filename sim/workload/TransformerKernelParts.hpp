@@ -3,6 +3,7 @@
 // its Mixture-of-Experts kernels (TransformerMoeKernels.cpp). Internal to the workload library.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -97,6 +98,13 @@ inline bool casts_gemm_inputs(const TransformerModel& model) { return model.gemm
 /// a * b * c as a double (element counts of GEMM operands).
 inline double product(long long a, long long b, long long c) {
   return static_cast<double>(a) * static_cast<double>(b) * static_cast<double>(c);
+}
+
+/// Bytes per element of a GEMM input kept for the weight gradient: the activation's, or in fp8
+/// training the fp8 copy the cast made (Transformer Engine's Linear saves it instead of the bf16 tensor).
+inline double saved_gemm_input_bytes(const TransformerModel& model) {
+  return casts_gemm_inputs(model) ? dtype_bytes(model.gemm_dtype())
+                                  : std::max(dtype_bytes(model.dtype()), kMinActivationBytes);
 }
 
 inline Kernel fp8_cast(const std::string& name, double elements, double bytes_per_element, DType dtype) {

@@ -394,18 +394,23 @@ double TransformerModel::total_parameters() const {
 double TransformerModel::layer_activation_bytes(int layer, config::Recompute recompute) const {
   const Dims d = dims_of(*this, layer);
   const double ea = std::max(d.e, kMinActivationBytes);
+  const double eg = saved_gemm_input_bytes(*this);
   const LayerShape shape = spec_.layer(layer);
   // Korthikanti et al. 2022, Table 2, term by term: what each kernel keeps for its backward.
-  const double residual = d.N() * ea;                      // a norm's input, a GEMM's normed input
+  const double residual = d.N() * ea;  // a norm's input (the layer input, the first residual sum)
   const double masks = spec_.dropout ? 2 * d.N() * kMaskBytes : 0.0;
+  // The projection's input is the attention output, which the fused kernel's backward also reads.
+  const double proj_input = eg == ea ? ea : (fused_attention() ? ea + eg : eg);
   const double attention = spec_.mla() ? TransformerMla(*this, layer).saved_bytes()
                                        : (d.Q() + d.KV()) * ea  // Q and K for the scores
                                              + d.KV() * ea      // V for attn_v
-                                             + d.Q() * ea;      // the projection's input (attention output)
+                                             + d.Q() * proj_input;
   const double mlp = d.F() * (gated(shape.mlp) ? 2 : 1) * ea  // the activation's input(s)
-                     + d.F() * ea;                            // fc2's input
-  // A MoE layer's router input and experts are TransformerMoe::activation_bytes.
-  const double rest = spec_.moe_layer(layer) ? 3 * residual + masks + attention : 4 * residual + masks + attention + mlp;
+                     + d.F() * eg;                            // fc2's input
+  // Two norms' inputs, qkv's normed input, and (dense layers) fc1's. A MoE layer's router input
+  // and experts are TransformerMoe::activation_bytes.
+  const double rest = spec_.moe_layer(layer) ? 2 * residual + d.N() * eg + masks + attention
+                                             : 2 * residual + 2 * d.N() * eg + masks + attention + mlp;
   // The fused kernel's fp32 logsumexp per query row of this rank's heads; it is never rescaled.
   const double logsumexp = fused_attention() ? kFp32Bytes * static_cast<double>(d.b * d.a * d.s) : 0.0;
   // softmax output, dropout mask and dropout output (the input of P.V); without dropout P.V reads

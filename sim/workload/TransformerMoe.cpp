@@ -204,10 +204,12 @@ double TransformerMoe::activation_bytes(double expert_tokens, config::Recompute 
   // router: its normed input and the probabilities; combine: the k copies' outputs and weights
   const double router = T * H * ea + T * w.experts * kProbBytes + T * k * (kProbBytes + kIndexBytes);
   const double combine = T * k * H * ea;
-  // each expert copy: fc1's input, the activation's input(s), fc2's input
-  const double experts = expert_tokens * (H + (up + 1) * f) * ea;
+  // each expert copy: fc1's input, the activation's input(s), fc2's input (GEMM inputs in fp8 with fp8 training)
+  const double eg = saved_gemm_input_bytes(model_);
+  const double experts = expert_tokens * ((H + f) * eg + up * f * ea);
   const double shared_f = static_cast<double>(w.shared_experts) * f;
-  const double shared = w.shared_experts > 0 ? static_cast<double>(d.tokens()) * (H + (up + 1) * shared_f) * ea : 0.0;
+  const double shared =
+      w.shared_experts > 0 ? static_cast<double>(d.tokens()) * ((H + shared_f) * eg + up * shared_f * ea) : 0.0;
   return router + combine + experts + shared;
 }
 

@@ -71,6 +71,19 @@ TEST_CASE("workload::TransformerModel: fp8 training runs only the weight GEMMs i
       CHECK((it + 1)->name == name);
     }
   }
+  SECTION("saved activations: the weight GEMMs' inputs as their fp8 copies, 1 byte instead of 2") {
+    // qkv's and fc1's normed inputs (2 b s h), the projection's input (b s h) and fc2's (b s f); the
+    // fused attention backward reads the attention output itself, so it stays in bf16 beside the
+    // projection's fp8 copy.
+    const auto none = config::Recompute::None;
+    CHECK(bf16.layer_activation_bytes(0, none) - fp8.layer_activation_bytes(0, none) ==
+          Approx(tokens * (3 * h + f)));
+    const TransformerModel fused8(w, b, DType::fp8, {}, config::Attention::Fused);
+    const TransformerModel fused16(w, b, DType::bf16, {}, config::Attention::Fused);
+    CHECK(fused16.layer_activation_bytes(0, none) - fused8.layer_activation_bytes(0, none) ==
+          Approx(tokens * (h + f)));
+    CHECK(fp8.layer_activation_bytes(0, config::Recompute::Full) == bf16.layer_activation_bytes(0, config::Recompute::Full));
+  }
   SECTION("bf16 training has no casts; the optimizer re-casts the weights once per step") {
     for (const auto& k : layer(bf16)) CHECK(k.name.find(".cast") == std::string::npos);
     const double psi = 1e9;
