@@ -9,7 +9,7 @@ namespace clearfog::sweep {
 
 namespace {
 
-constexpr std::array<FileKey, 8> kSweepKeys = {{
+constexpr std::array<FileKey, 9> kSweepKeys = {{
     {"kind", "kind", "required", "What the file describes: `kind: sweep`."},
     {"name", "string", "the file name", "Name of the sweep, used in reports and plots."},
     {"description", "string", "\"\"", "One line on what the sweep shows."},
@@ -25,6 +25,10 @@ constexpr std::array<FileKey, 8> kSweepKeys = {{
     {"filter", "name or list of names", "absent",
      "devices_match: a point whose dp*tp*pp differs from the platform's device count is `skipped`, not an "
      "`error`."},
+    {"budget", "mapping", "absent",
+     "A cost linear in swept keys and its limit: {name, max, base, terms: [{key, cost, per}]}, e.g. an area "
+     "budget over accelerator peaks and bandwidths. A point over `max` is `skipped` unsimulated; the others get "
+     "a column `name` (docs/sweeps.md, \"Budgets\")."},
 }};
 
 constexpr std::array<FileKey, 11> kCompareKeys = {{

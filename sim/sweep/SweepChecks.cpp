@@ -74,6 +74,13 @@ void check_sweep_values(const SweepSpec& spec) {
       }
     }
   }
+  // The budget of every point: each term's value must be a quantity of its `per`.
+  if (spec.budget)
+    for (const SweepPoint& p : spec.points()) try {
+        (void)spec.budget->value(p.overrides);
+      } catch (const ConfigError& e) {
+        for (const Diagnostic& d : e.diagnostics()) add(d);
+      }
   if (!out.empty()) {
     std::stable_sort(out.begin(), out.end(), [](const Diagnostic& a, const Diagnostic& b) {
       return std::tie(a.location.file, a.location.line, a.location.column) <

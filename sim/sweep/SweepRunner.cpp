@@ -115,9 +115,15 @@ nlohmann::ordered_json write_point_comm_profile(const std::filesystem::path& dir
 
 PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point, const std::filesystem::path& comm_dir) {
   try {
+    const std::optional<double> cost = spec.budget ? std::optional(spec.budget->value(point.overrides)) : std::nullopt;
+    if (cost && *cost > spec.budget->max)
+      return make_record(point, "skipped",
+                         fmt::format("budget: {} = {:.6g} exceeds its max {:.6g}", spec.budget->name, *cost,
+                                     spec.budget->max));
     const auto scenario = config::load_scenario(spec.base, point.overrides);
     const auto run = driver::run_scenario(scenario);
     auto summary = report::summary_json(scenario, run.metrics);
+    if (cost) summary[spec.budget->name] = *cost;
     if (!comm_dir.empty()) summary["comm"] = write_point_comm_profile(comm_dir / std::to_string(point.id), point, scenario, run);
     const bool fits = run.metrics.memory.fits();
     auto r = make_record(point, fits ? "ok" : "oom",

@@ -66,6 +66,12 @@ public:
     read_axes((*root)["axes"], *root);
     read_set((*root)["set"]);
     read_filter((*root)["filter"]);
+    if (const YAML::Node budget = (*root)["budget"]) {
+      std::vector<std::string> keys;
+      for (const auto& a : spec_.axes) keys.push_back(a.key);
+      for (const auto& o : spec_.fixed) keys.push_back(o.key);
+      spec_.budget = read_sweep_budget(budget, keys, name_, errors_);
+    }
     if (errors_.empty()) check_point_count();
     if (!errors_.empty()) {
       std::stable_sort(errors_.begin(), errors_.end(), [](const Diagnostic& a, const Diagnostic& b) {
@@ -294,6 +300,10 @@ std::string SweepSpec::fingerprint() const {
     for (const auto& v : a.values) f.add(v);
   }
   for (SweepFilter filter : filters) f.add(filter == SweepFilter::DevicesMatch ? "devices_match" : "?");
+  if (budget) {
+    f.add(fmt::format("budget {} {} {}", budget->name, budget->max, budget->base));
+    for (const auto& t : budget->terms) f.add(fmt::format("{} {} {}", t.key, t.cost, t.per));
+  }
   return f.hex();
 }
 

@@ -13,15 +13,18 @@
 //   set:                                # optional: overrides applied to every point
 //     training.micro_batch: 1
 //   filter: devices_match               # optional (or a list): see SweepFilter
+//   budget: {name: area_mm2, max: 800, terms: [...]}   # optional: see SweepBudget.hpp
 //
 // The keys are declared in FileKeys.cpp (`clearfog explain sweep`).
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/Override.hpp"
 #include "core/Errors.hpp"
+#include "sweep/SweepBudget.hpp"
 
 namespace YAML {
 class Node;
@@ -60,6 +63,7 @@ struct SweepSpec {
   std::vector<config::Override> fixed;
   std::vector<SourceLocation> fixed_locations;  // of each `set` value
   std::vector<SweepFilter> filters;
+  std::optional<SweepBudget> budget;  // points over it are skipped (SweepBudget.hpp)
 
   [[nodiscard]] bool has_filter(SweepFilter f) const;
   /// Grid: product of the axis lengths; zip: the common length (at most kMaxSweepPoints).
