@@ -1,6 +1,8 @@
 // `clearfog explain [KIND] [--markdown]`: the key tables, as text or as docs/configuration.md.
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "app/Command.hpp"
 #include "sweep/AnyFile.hpp"
 
@@ -13,8 +15,8 @@ Command add_explain_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("explain", "print the keys of a kind of file: type, unit, default, meaning");
-  cmd->add_option("kind", o->kind, "accelerator, platform, workload, scenario, sweep, compare, cluster or all")
-      ->check(CLI::IsMember({"accelerator", "platform", "workload", "scenario", "sweep", "compare", "cluster", "all"}));
+  const auto kinds = sweep::explainable_kinds();
+  cmd->add_option("kind", o->kind, fmt::format("one of {}", fmt::join(kinds, ", ")))->check(CLI::IsMember(kinds));
   cmd->add_flag("--markdown", o->markdown, "print Markdown (docs/configuration.md is this output for 'all')");
   return {cmd, [o] {
             std::cout << sweep::explain_kind(o->kind, o->markdown);

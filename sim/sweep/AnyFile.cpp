@@ -51,6 +51,14 @@ std::string validate_any_file(const std::filesystem::path& file) {
   return std::string(config::kind_name(config::validate_file(file, kRunFileKinds)));
 }
 
+std::vector<std::string> explainable_kinds() {
+  std::vector<std::string> kinds;
+  for (config::DocumentKind k : config::kAllDocumentKinds) kinds.emplace_back(config::kind_name(k));
+  kinds.insert(kinds.end(), kRunFileKinds.begin(), kRunFileKinds.end());
+  kinds.emplace_back("all");
+  return kinds;
+}
+
 std::string explain_kind(const std::string& kind, bool markdown) {
   if (kind == "sweep")
     return render_file_keys("sweep", "A base scenario run over axes of its keys (`clearfog sweep`, docs/sweeps.md).",

@@ -3,6 +3,7 @@
 // (accelerator, platform, workload, scenario) and the files of `clearfog sweep` and `compare`.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace clearfog::sweep {
 
@@ -10,6 +11,10 @@ namespace clearfog::sweep {
 /// structure and every axis value; a comparison: its structure, workload and platforms). Returns
 /// the kind's name; throws ConfigError with every problem.
 std::string validate_any_file(const std::filesystem::path& file);
+
+/// What `clearfog explain` accepts: the four document kinds, the run-file kinds (sweep, compare,
+/// cluster) and "all".
+std::vector<std::string> explainable_kinds();
 
 /// `clearfog explain KIND [--markdown]` for any kind, "all" for the four document kinds.
 std::string explain_kind(const std::string& kind, bool markdown);

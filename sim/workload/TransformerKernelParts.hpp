@@ -3,7 +3,6 @@
 // its Mixture-of-Experts kernels (TransformerMoeKernels.cpp). Internal to the workload library.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -38,7 +37,6 @@ inline constexpr double kBackwardFlopsFactor = 2;
 
 inline constexpr double kMaskBytes = 1;  // dropout masks are stored as one byte per element (PyTorch bool)
 inline constexpr double kFp32Bytes = 4;  // the cross-entropy's softmax is computed and stored in fp32
-inline constexpr double kMinActivationBytes = 2;  // saved activations are at least 16-bit (fp8 training keeps bf16)
 
 inline void require_positive(const TransformerSpec& w, const char* key, long long value) {
   if (value <= 0) throw Error(fmt::format("TransformerModel: {} must be > 0, got {}", key, value));
@@ -103,8 +101,7 @@ inline double product(long long a, long long b, long long c) {
 /// Bytes per element of a GEMM input kept for the weight gradient: the activation's, or in fp8
 /// training the fp8 copy the cast made (Transformer Engine's Linear saves it instead of the bf16 tensor).
 inline double saved_gemm_input_bytes(const TransformerModel& model) {
-  return casts_gemm_inputs(model) ? dtype_bytes(model.gemm_dtype())
-                                  : std::max(dtype_bytes(model.dtype()), kMinActivationBytes);
+  return dtype_bytes(casts_gemm_inputs(model) ? model.gemm_dtype() : model.dtype());
 }
 
 inline Kernel fp8_cast(const std::string& name, double elements, double bytes_per_element, DType dtype) {

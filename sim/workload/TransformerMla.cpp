@@ -165,7 +165,7 @@ std::vector<ParamTensor> TransformerMla::device_params(int t) const {
 
 double TransformerMla::saved_bytes() const {
   const MlaDims m = mla_dims(model_, layer_);
-  const double ea = std::max(m.e, kMinActivationBytes);
+  const double ea = m.e;
   const double T = static_cast<double>(m.T);
   const double latents =
       2.0 * static_cast<double>(m.q_lora) + 2.0 * static_cast<double>(m.kv_lora) + static_cast<double>(m.rope);

@@ -393,7 +393,7 @@ double TransformerModel::total_parameters() const {
 
 double TransformerModel::layer_activation_bytes(int layer, config::Recompute recompute) const {
   const Dims d = dims_of(*this, layer);
-  const double ea = std::max(d.e, kMinActivationBytes);
+  const double ea = d.e;
   const double eg = saved_gemm_input_bytes(*this);
   const LayerShape shape = spec_.layer(layer);
   // Korthikanti et al. 2022, Table 2, term by term: what each kernel keeps for its backward.
@@ -431,7 +431,7 @@ double TransformerModel::embedding_activation_bytes() const {
 
 double TransformerModel::head_activation_bytes() const {
   const Dims d = dims_of(*this, 0);
-  const double ea = std::max(d.e, kMinActivationBytes);
+  const double ea = d.e;
   // the final norm's input, the logits GEMM's input, the fp32 softmax for the cross-entropy backward
   return d.N() * ea + d.full() * ea + kFp32Bytes * d.L();
 }

@@ -198,7 +198,7 @@ double TransformerMoe::activation_bytes(double expert_tokens, config::Recompute 
   const Dims d = dims_of(model_, layer_);
   const auto H = static_cast<double>(d.h);
   const auto& w = model_.spec();
-  const double ea = std::max(d.e, kMinActivationBytes);
+  const double ea = d.e;
   const double T = router_tokens(), k = w.top_k, up = gated(w.mlp) ? 2 : 1;
   const double f = static_cast<double>(w.resolved_expert_ffn_hidden()) / static_cast<double>(d.t);
   // router: its normed input and the probabilities; combine: the k copies' outputs and weights
