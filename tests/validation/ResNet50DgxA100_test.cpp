@@ -2,12 +2,13 @@
 // (shared/reference/resnet50_dgx_a100.csv, PyTorch rows): the points of
 // scenarios/sweeps/resnet50-dgx-a100.yaml, 1 and 8 GPUs, TF32 and AMP, batch 256 per GPU. No
 // constant is fitted to these rows; the input pipeline is not modelled (docs/validation.md,
-// "ResNet-50 on DGX A100", says why the AMP 8-GPU row and both TF32 rows miss the 10 % goal).
+// "ResNet-50 on DGX A100", says why the AMP 8-GPU row misses the 10 % goal). The TF32 rows run
+// channels-first, as DeepLearningExamples does, so cuDNN transposes around every convolution.
 //
-// What the test holds: the AMP 1-GPU row within 10 %; TF32's 1 -> 8 GPU scaling within 5 % of the
-// measured 7.72x (the model's data-parallel step on the NVSwitch); and no row predicted more than
-// 5 % below its measurement — what the model leaves out (input pipeline, framework overheads,
-// TF32 kernels slower than the fp16-calibrated GEMM efficiency) can only make real runs slower.
+// What the test holds: the TF32 rows and the AMP 1-GPU row within 10 %; TF32's 1 -> 8 GPU scaling
+// within 5 % of the measured 7.72x (the model's data-parallel step on the NVSwitch); the AMP 8-GPU
+// row optimistic, never below its measurement: what the model leaves out there (the node's input
+// pipeline) can only make the real run slower.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -37,6 +38,8 @@ TEST_CASE("validation::ResNet-50 on DGX A100, images/s, 1 and 8 GPUs, AMP and TF
   for (const auto& point : points) {
     const int gpus = std::stoi(test::sweep_axis(point, "parallelism.dp"));
     const std::string precision = test::sweep_axis(point, "training.precision") == "fp16" ? "amp" : "tf32";
+    REQUIRE(test::sweep_axis(point, "workload.memory_format") ==
+            (precision == "amp" ? "channels_last" : "channels_first"));
     REQUIRE(std::stoi(test::sweep_axis(point, "platform.node.devices")) == gpus);
     REQUIRE(std::stoi(test::sweep_axis(point, "training.global_batch")) == 256 * gpus);
     const auto scenario = config::load_scenario(spec.base, point.overrides);
@@ -47,10 +50,11 @@ TEST_CASE("validation::ResNet-50 on DGX A100, images/s, 1 and 8 GPUs, AMP and TF
   for (const auto& [row, measured] : published) {
     INFO(row.first << " GPUs " << row.second << ": " << predicted.at(row) << " images/s predicted, " << measured
                    << " published");
-    CHECK(predicted.at(row) >= 0.95 * measured);
+    if (row == std::pair<int, std::string>{8, "amp"})
+      CHECK(predicted.at(row) >= measured);
+    else
+      CHECK(std::abs(predicted.at(row) / measured - 1) <= 0.10);
   }
-  const auto error = [&](int gpus, const std::string& p) { return predicted.at({gpus, p}) / published.at({gpus, p}) - 1; };
-  CHECK(std::abs(error(1, "amp")) <= 0.10);
   const double model_scaling = predicted.at({8, "tf32"}) / predicted.at({1, "tf32"});
   const double measured_scaling = published.at({8, "tf32"}) / published.at({1, "tf32"});
   CHECK(model_scaling == Approx(measured_scaling).epsilon(0.05));

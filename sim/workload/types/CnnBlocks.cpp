@@ -127,7 +127,7 @@ ModelDescription CnnType::describe(const config::WorkloadSpec& workload, const D
     const bool input_grad = input >= 0 && c.output_grad[static_cast<std::size_t>(input)];
     c.passes.push_back(layer_passes(spec.layers[i], net.layers[i], static_cast<long long>(i),
                                     local_name(spec.layers[i].name, net.blocks[c.block_of_layer[i]].name),
-                                    o.micro_batch, o.precision, input_grad));
+                                    o.micro_batch, o.precision, input_grad, spec.memory_format));
   }
   const auto kept = kept_bytes(c);
   ModelDescription d;

@@ -29,6 +29,7 @@ struct Sizes {
   double b, e;
   TensorDims in, out;
   bool input_grad;
+  MemoryFormat format;
   [[nodiscard]] double in_elements() const { return b * in.elements(); }
   [[nodiscard]] double out_elements() const { return b * out.elements(); }
 };
@@ -75,6 +76,13 @@ void conv_gemms(LayerPasses& p, const CnnLayer& l, const Sizes& s, const std::st
   p.backward.push_back(kernels::weight_gradient(Kernel::make_gemm(name + ".wgrad", wgrad, dtype)));
 }
 
+/// With channels-first tensors, one cuDNN convolution call (fprop, dgrad or wgrad) transposes its
+/// two operands to NHWC and its result back: a read and a write of each of the three tensors.
+Kernel layout_transposes(const std::string& name, double operand_a, double operand_b, double result, DType dtype) {
+  const double elements = operand_a + operand_b + result;
+  return Kernel::make_memory_bound(name, 2 * elements * dtype_bytes(dtype), 0, dtype);
+}
+
 /// A convolution too narrow for a GEMM (depthwise), as one channels-last pass per gradient: read
 /// the input and the weights, write the output.
 void conv_memory_bound(LayerPasses& p, const CnnLayer& l, const Sizes& s, const std::string& name, bool input_grad,
@@ -99,16 +107,26 @@ void conv(LayerPasses& p, const CnnLayer& l, const LayerGraph& g, const Sizes& s
     const double y = s.out_elements();
     p.backward.push_back(memory_bound(name + ".dbias", y * s.e, y, dtype));
   }
-  if (conv_is_memory_bound(l, g))
+  const double weights = static_cast<double>(l.out) * static_cast<double>(s.in.c / l.groups) * l.kernel * l.kernel;
+  if (conv_is_memory_bound(l, g)) {
     conv_memory_bound(p, l, s, name, s.input_grad, dtype);
-  else
-    conv_gemms(p, l, s, name, s.input_grad, dtype);
+  } else {
+    if (s.format == MemoryFormat::ChannelsFirst) {
+      const double x = s.in_elements(), y = s.out_elements();
+      p.forward.push_back(layout_transposes(name + ".nhwc", x, weights, y, dtype));
+      if (s.input_grad) p.backward.push_back(layout_transposes(name + ".dgrad.nhwc", y, weights, x, dtype));
+      conv_gemms(p, l, s, name, s.input_grad, dtype);
+      // the weight gradient's transposes belong to its (deferrable) pass
+      p.backward.insert(p.backward.end() - 1,
+                        kernels::weight_gradient(layout_transposes(name + ".wgrad.nhwc", x, y, weights, dtype)));
+    } else {
+      conv_gemms(p, l, s, name, s.input_grad, dtype);
+    }
+  }
   if (l.bias) p.forward.push_back(memory_bound(name + ".bias", 2 * s.out_elements() * s.e, s.out_elements(), dtype));
   p.saved.push_back({g.input, s.in_elements() * s.e});
   if (l.bias) p.params.push_back(param("bias", l.out));
-  p.params.push_back(param("weight", static_cast<double>(l.out) * static_cast<double>(s.in.c / l.groups) * l.kernel *
-                                         l.kernel,
-                           static_cast<double>(l.out)));
+  p.params.push_back(param("weight", weights, static_cast<double>(l.out)));
 }
 
 void batch_norm(LayerPasses& p, const LayerGraph& g, const Sizes& s, const std::string& name, DType dtype) {
@@ -216,9 +234,9 @@ Kernel gradient_sum(const std::string& name, double elements, int readers, DType
 }
 
 LayerPasses layer_passes(const CnnLayer& layer, const LayerGraph& graph, long long index, const std::string& name,
-                         int micro_batch, DType dtype, bool input_grad) {
+                         int micro_batch, DType dtype, bool input_grad, MemoryFormat format) {
   LayerPasses p;
-  const Sizes s{static_cast<double>(micro_batch), dtype_bytes(dtype), graph.in, graph.out, input_grad};
+  const Sizes s{static_cast<double>(micro_batch), dtype_bytes(dtype), graph.in, graph.out, input_grad, format};
   switch (layer.kind) {
     case CnnLayerKind::Conv: conv(p, layer, graph, s, name, dtype); break;
     case CnnLayerKind::BatchNorm: batch_norm(p, graph, s, name, dtype); break;

@@ -34,8 +34,9 @@ struct LayerPasses {
 /// `graph` is the layer's resolved input and shapes (analyze_network). `input_grad`: the gradient
 /// of its input is needed (a layer before it has parameters); else its backward computes only its
 /// own parameters' gradients (the first convolution has no data gradient).
+/// `format`: channels_first adds the transposes around every tensor-core convolution call.
 LayerPasses layer_passes(const CnnLayer& layer, const LayerGraph& graph, long long index, const std::string& name,
-                         int micro_batch, DType dtype, bool input_grad);
+                         int micro_batch, DType dtype, bool input_grad, MemoryFormat format);
 
 /// Per layer: whether the gradient of its output is needed, i.e. it or a layer before it on its
 /// path from the image has parameters (autograd's requires_grad).

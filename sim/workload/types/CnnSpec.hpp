@@ -51,6 +51,16 @@ struct CnnLayer {
   bool bias = false;     // conv and fc
 };
 
+/// How activations are laid out in memory. cuDNN's tensor-core convolutions compute in NHWC;
+/// given NCHW tensors (PyTorch's default, `channels_first`) each convolution call transposes its
+/// operands to NHWC and its result back (cuDNN Developer Guide, "Tensor Transformations").
+enum class MemoryFormat { ChannelsLast, ChannelsFirst };
+inline constexpr std::array<MemoryFormat, 2> kAllMemoryFormats = {MemoryFormat::ChannelsLast,
+                                                                   MemoryFormat::ChannelsFirst};
+constexpr std::string_view memory_format_name(MemoryFormat f) {
+  return f == MemoryFormat::ChannelsLast ? "channels_last" : "channels_first";
+}
+
 struct ImageShape {
   int height = 0, width = 0, channels = 3;
 };
@@ -113,6 +123,7 @@ struct CnnSpec : config::WorkloadParams {
   ImageShape image;
   int classes = 0;                // features the loss takes (the last fully connected layer's)
   std::vector<CnnLayer> layers;   // the whole network, in order, ending with the loss
+  MemoryFormat memory_format = MemoryFormat::ChannelsLast;
   std::string form;               // for the summary: "network of 12 layers", "stages 3-4-6-3 bottleneck"
 };
 

@@ -121,6 +121,11 @@ std::vector<KeySpec> CnnType::keys() const {
        .description = "With `stages`: hidden fully connected layers before the classifier, each with ReLU (VGG: "
                       "[4096, 4096]).",
        .list = true},
+      {.path = "memory_format", .type = KeyType::Enum, .choices = names(kAllMemoryFormats, memory_format_name),
+       .presence = Presence::Defaulted, .default_text = "channels_last",
+       .description = "How activations are stored: channels_last (NHWC, what tensor-core convolutions compute in) or "
+                      "channels_first (NCHW, PyTorch's default): then every convolution call transposes its two "
+                      "operands to NHWC and its result back, a read and a write of each."},
       {.path = "head_dropout", .type = KeyType::Bool, .presence = Presence::Defaulted, .default_text = "false",
        .description = "With `stages`: dropout after each hidden fully connected layer (VGG)."},
   };
@@ -135,6 +140,7 @@ std::shared_ptr<const config::WorkloadParams> CnnType::build(const ConfigDocumen
   spec->layers = std::move(d->layers);
   spec->form = d->form;
   spec->classes = d->classes;
+  spec->memory_format = config::value_named(kAllMemoryFormats, memory_format_name, doc.get_string("memory_format"));
   if (spec->classes == 0) {  // the network form: the features the loss receives
     const CnnNetwork net = analyze_network(spec->layers, spec->image);
     if (!net.layers.empty() && net.layers.back().known) spec->classes = static_cast<int>(net.layers.back().in.c);
