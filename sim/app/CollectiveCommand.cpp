@@ -99,6 +99,8 @@ Command add_collective_command(CLI::App& app) {
     double factor = 2;
     std::string format = "table";
     bool tuning = false;
+    double network_share = 1;
+    std::vector<std::string> sets;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("collective", "simulate one collective over a range of sizes (nccl-tests columns)");
@@ -114,6 +116,11 @@ Command add_collective_command(CLI::App& app) {
   cmd->add_option("--factor", o->factor, "size multiplier between rows (nccl-tests -f), default 2");
   cmd->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_flag("--tuning", o->tuning, "print the simulated table best selects from instead");
+  cmd->add_option("--set", o->sets,
+                  "override a platform key, e.g. --set collectives.intra_node.copy_efficiency=0.67 (repeatable)");
+  cmd->add_option("--network-share", o->network_share,
+                  "all_to_all --algo hierarchical: bytes crossing the network per byte meant for a node's members, "
+                  "in (0, 1]; below 1 where tokens several members of a node want travel once (DeepEP), default 1");
   return {cmd, [o] {
             const auto op = config::parse_collective_op(o->op);
             if (!op) throw option_error("--op", fmt::format("unknown operation {}; allowed: all_reduce, reduce_scatter, "
@@ -124,7 +131,14 @@ Command add_collective_command(CLI::App& app) {
                                                        algorithm_names()));
             const auto fidelity = *config::parse_fidelity(o->fidelity);
             const auto sizes = parse_sizes(o->sizes, o->factor);  // before anything is simulated
-            const auto platform = config::load_platform(o->platform);
+            if (o->network_share != 1 &&
+                (*op != config::CollectiveOp::AllToAll || *algo != config::CollectiveAlgorithm::Hierarchical))
+              throw option_error("--network-share", "applies to --op all_to_all with --algo hierarchical only");
+            if (!(o->network_share > 0 && o->network_share <= 1))
+              throw option_error("--network-share", fmt::format("must be in (0, 1], got {}", o->network_share));
+            std::vector<config::Override> overrides;
+            for (const auto& text : o->sets) overrides.push_back(config::parse_override(text));
+            const auto platform = config::load_platform(o->platform, overrides);
             const auto cluster = topology::ClusterTopology::build(platform);
             const int ranks = o->ranks == 0 ? cluster.device_count() : o->ranks;
             auto members = driver::collective_members(cluster, ranks);  // validates --ranks
@@ -155,7 +169,7 @@ Command add_collective_command(CLI::App& app) {
                 "size(B)", "count", "type", "algorithm", "protocol", "ch", "time(us)", "nccl(us)", "algbw(GB/s)",
                 "busbw(GB/s)");
             for (double bytes : sizes) {
-              driver::CollectiveCase c{*op, *algo, std::nullopt, fidelity, ranks, bytes, {}};
+              driver::CollectiveCase c{*op, *algo, std::nullopt, fidelity, ranks, bytes, {}, o->network_share};
               if (best) {
                 const auto choice = table.select(*op, bytes);
                 c.algorithm = choice.algorithm;

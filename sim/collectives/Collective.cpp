@@ -9,6 +9,7 @@
 #include "collectives/Direct.hpp"
 #include "collectives/HalvingDoubling.hpp"
 #include "collectives/Hierarchical.hpp"
+#include "collectives/HierarchicalAllToAll.hpp"
 #include "collectives/InSwitch.hpp"
 #include "collectives/NvlsTree.hpp"
 #include "collectives/Ring.hpp"
@@ -59,6 +60,8 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
         if (!(b >= 0) || !std::isfinite(b)) throw Error(fmt::format("all-to-all-v bytes must be >= 0, got {}", b));
     }
   }
+  if (!(r.network_share > 0 && r.network_share <= 1))
+    throw Error(fmt::format("network_share must be in (0, 1], got {}", r.network_share));
   if (r.op == CollectiveOp::SendRecv && p != 2)
     throw Error(fmt::format("sendrecv takes ranks = {{src, dst}}, got {} ranks", p));
   if (r.algorithm == CollectiveAlgorithm::InSwitch) {
@@ -168,6 +171,11 @@ Schedule schedule_for(const CollectiveRequest& r) {
         case CollectiveOp::AllReduce: return hierarchical_all_reduce_schedule(p, r.ranks_per_node, n, chunk);
         case CollectiveOp::ReduceScatter: return hierarchical_reduce_scatter_schedule(p, r.ranks_per_node, n, chunk);
         case CollectiveOp::AllGather: return hierarchical_all_gather_schedule(p, r.ranks_per_node, n, chunk);
+        case CollectiveOp::AllToAll:
+          return r.matrix.empty()
+                     ? hierarchical_all_to_all_schedule(p, r.ranks_per_node, n, r.network_share, r.node_scale)
+                     : hierarchical_all_to_all_v_schedule(wire_matrix(r), r.ranks_per_node, r.network_share,
+                                                          r.node_scale);
         default: break;
       }
       break;
@@ -197,7 +205,7 @@ bool supports(CollectiveOp op, CollectiveAlgorithm algorithm) {
     case CollectiveAlgorithm::Tree: return op == CollectiveOp::AllReduce || rooted;
     case CollectiveAlgorithm::HalvingDoubling: return reduce_or_gather;
     case CollectiveAlgorithm::Direct: return true;
-    case CollectiveAlgorithm::Hierarchical: return reduce_or_gather;
+    case CollectiveAlgorithm::Hierarchical: return reduce_or_gather || op == CollectiveOp::AllToAll;
     case CollectiveAlgorithm::InSwitch:
     case CollectiveAlgorithm::NvlsTree: return op == CollectiveOp::AllReduce;
   }

@@ -1,7 +1,7 @@
 #pragma once
 // Every collective, planned as ops of a Plan. append_collective() checks the request, asks the
 // algorithm's file for its Schedule (pure: Ring.hpp, Tree.hpp, HalvingDoubling.hpp, Direct.hpp,
-// Hierarchical.hpp, InSwitch.hpp, NvlsTree.hpp) and lowers it at the requested fidelity (AppendSchedule.hpp).
+// Hierarchical.hpp, HierarchicalAllToAll.hpp, InSwitch.hpp, NvlsTree.hpp) and lowers it at the requested fidelity (AppendSchedule.hpp).
 // Schedules, times and sources: docs/collectives.md.
 #include <memory>
 #include <optional>
@@ -26,6 +26,13 @@ struct CollectiveRequest {
   double bytes = 0;
   /// all_to_all only: bytes member i sends member j (all-to-all-v); empty: `bytes / members` to each.
   std::vector<std::vector<double>> matrix;
+  /// all_to_all, hierarchical: bytes crossing the network from a member to another node per byte
+  /// its matrix sends that node's members (HierarchicalAllToAll.hpp): 1, or less where tokens
+  /// several members of a node want travel once (DeepEP).
+  double network_share = 1;
+  /// all_to_all, hierarchical: wire bytes on a node's links per wire byte of `bytes`/`matrix` (whose
+  /// protocol overhead is the network's): the ratio of the two protocols' efficiencies.
+  double node_scale = 1;
   int root = 0;             // position in `ranks` of the root (broadcast, reduce); sendrecv: ranks = {src, dst}
   int ranks_per_node = 0;   // hierarchical, tree: this many consecutive members share a node (0: unknown)
   /// NCCL channels. Rings: the buffer is split over them, channel c visiting each node's members

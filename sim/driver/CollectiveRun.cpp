@@ -163,6 +163,10 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
   r.channels = choice.channels;
   r.root = 0;
   r.ranks_per_node = ranks_per_node(cluster, members);
+  if (choice.algorithm == CollectiveAlgorithm::Hierarchical && op == CollectiveOp::AllToAll) {
+    // Its forwards and same-node sends cross the node's links, at the node's own protocol figures.
+    if (const auto node = calibration.protocol(choice.protocol.kind, true)) r.node_scale = efficiency / node->copy_efficiency;
+  }
   if (!members.empty()) r.switch_endpoint = cluster.reduction_switch(cluster.node_of(members.front()));
   if (choice.algorithm == CollectiveAlgorithm::NvlsTree) {
     for (std::size_t i = 0; i < members.size(); i += static_cast<std::size_t>(r.ranks_per_node))
@@ -204,6 +208,7 @@ program::Plan plan_choice(const topology::ClusterTopology& cluster, const Collec
   plan.ranks.resize(cluster.endpoint_count());
   collectives::TagAllocator tags;
   auto request = make_request(cluster, c.op, std::move(members), c.bytes, choice, c.fidelity);
+  request.network_share = c.network_share;
   request.log = std::move(log);
   collectives::append_collective(plan, request, tags);
   return plan;

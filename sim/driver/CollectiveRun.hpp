@@ -25,6 +25,8 @@ struct CollectiveCase {
   int ranks = 0;      // the first `ranks` devices take part ...
   double bytes = 0;   // nccl-tests size convention (see CollectiveRequest::bytes)
   std::vector<int> members;  // ... unless these are given: an explicit group, in ring order
+  /// all_to_all, hierarchical: network bytes per byte meant for a node's members (CollectiveRequest).
+  double network_share = 1;
 };
 
 struct CollectiveTiming {

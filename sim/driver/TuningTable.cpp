@@ -38,7 +38,7 @@ std::uint64_t fnv1a(const std::string& text) {
 std::string timing_fingerprint(const topology::ClusterTopology& cluster, const std::vector<int>& members,
                                config::Fidelity fidelity) {
   const auto& p = cluster.platform();
-  std::string s = fmt::format("v2|{}|{}|", config::fidelity_name(fidelity), p.device_count());
+  std::string s = fmt::format("v3|{}|{}|", config::fidelity_name(fidelity), p.device_count());
   for (int m : members) s += fmt::format("{},", m);
   s += "|";
   for (const auto& l : cluster.node().links()) s += fmt::format("{}:{}>{}:{:.9g}:{:.9g}|", l.name, l.from, l.to, l.bandwidth_Bps, l.latency_s);
@@ -51,6 +51,7 @@ std::string timing_fingerprint(const topology::ClusterTopology& cluster, const s
   for (int v : p.fabric.fat_tree_parallel) s += fmt::format("p{}", v);
   for (int v : p.fabric.torus_dims) s += fmt::format("t{}", v);
   for (int v : p.fabric.dragonfly) s += fmt::format("f{}", v);
+  for (const auto& d : p.fabric.degraded_nics) s += fmt::format("x{}.{}:{:.9g}", d.node, d.nic, d.slowdown);
   const auto& c = p.collectives;
   for (const config::ProtocolCost& pr : {c.simple, c.ll, c.ll128, c.intra_simple, c.intra_ll, c.intra_ll128})
     s += fmt::format("|{:.9g}:{:.9g}:{:.9g}", pr.efficiency, pr.step_overhead_s, pr.copy_efficiency);

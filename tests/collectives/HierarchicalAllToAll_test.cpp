@@ -1,0 +1,65 @@
+// Hierarchical all-to-all(-v): what crosses the network goes once to the destination node's rail
+// peer, which forwards each member its part; de-duplication scales the network bytes only. The
+// expected bytes are the schedule's definition (HierarchicalAllToAll.hpp) applied by hand.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "collectives/Collective.hpp"
+#include "collectives/HierarchicalAllToAll.hpp"
+
+using namespace clearfog;
+using collectives::hierarchical_all_to_all_v_schedule;
+
+namespace {
+
+/// Member i sends member j (10 i + j + 1) bytes: every pair different, so every message is traceable.
+std::vector<std::vector<double>> traceable(int p) {
+  std::vector<std::vector<double>> m(p, std::vector<double>(p, 0.0));
+  for (int i = 0; i < p; ++i)
+    for (int j = 0; j < p; ++j)
+      if (i != j) m[i][j] = 10.0 * i + j + 1;
+  return m;
+}
+
+double sent(const collectives::Schedule& s, int from, int to, int round) {
+  double b = 0;
+  for (const auto& m : s.messages())
+    if (m.from == from && m.to == to && m.round == round) b += m.bytes;
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("collectives::HierarchicalAllToAll: network once to the rail peer, then forwards", "[collectives]") {
+  const int p = 6, m = 3;  // nodes {0,1,2} and {3,4,5}
+  const auto matrix = traceable(p);
+  const double share = 0.5, node_scale = 1.25;
+  const auto s = hierarchical_all_to_all_v_schedule(matrix, m, share, node_scale);
+  // Member 1 (node 0, local 1): inside its node straight to 0 and 2; to node 1 only through 4.
+  CHECK(sent(s, 1, 0, 0) == Approx(node_scale * matrix[1][0]));
+  CHECK(sent(s, 1, 2, 0) == Approx(node_scale * matrix[1][2]));
+  CHECK(sent(s, 1, 4, 0) == Approx(share * (matrix[1][3] + matrix[1][4] + matrix[1][5])));
+  CHECK(sent(s, 1, 3, 0) == 0);
+  CHECK(sent(s, 1, 5, 0) == 0);
+  // 4, member 1's rail peer on node 1, forwards what 1 meant for 3 and 5.
+  CHECK(sent(s, 4, 3, 1) == Approx(node_scale * matrix[1][3]));
+  CHECK(sent(s, 4, 5, 1) == Approx(node_scale * matrix[1][5]));
+  // Network bytes in all: share x everything sent across nodes.
+  double across = 0, network = 0;
+  for (int i = 0; i < p; ++i)
+    for (int j = 0; j < p; ++j)
+      if (i / m != j / m) across += matrix[i][j];
+  for (const auto& msg : s.messages())
+    if (msg.from / m != msg.to / m) network += msg.bytes;
+  CHECK(network == Approx(share * across));
+  CHECK(s.rounds() == 2);
+}
+
+TEST_CASE("collectives::HierarchicalAllToAll: refuses uneven nodes and shares outside 0 to 1", "[collectives]") {
+  const auto matrix = traceable(6);
+  CHECK_THROWS_WITH(hierarchical_all_to_all_v_schedule(matrix, 4), Catch::Contains("nodes of equal size"));
+  CHECK_THROWS_WITH(hierarchical_all_to_all_v_schedule(matrix, 3, 0), Catch::Contains("network_share"));
+  CHECK_THROWS_WITH(hierarchical_all_to_all_v_schedule(matrix, 3, 1.5), Catch::Contains("network_share"));
+  CHECK(collectives::supports(config::CollectiveOp::AllToAll, config::CollectiveAlgorithm::Hierarchical));
+}
