@@ -318,6 +318,15 @@ KeyTable make_scenario_table() {
                           "when there are fewer lines than layers), one number per expert separated by "
                           "commas (token counts or shares; each line is normalized); '#' starts a comment.",
            .only_with = {Condition::one_of("moe.routing", {"trace"})}},
+          {.path = "moe.dispatcher",
+           .type = KeyType::Enum,
+           .choices = names(kAllDispatchers, dispatcher_name),
+           .presence = Presence::Defaulted,
+           .default_text = "alltoall",
+           .description = "How dispatch and combine move tokens: alltoall (Megatron-Core's all-to-all dispatcher: "
+                          "one copy per token and chosen expert) or deepep (DeepEP: one copy per token and "
+                          "device holding one of its experts; across nodes one per token and node, sent to the "
+                          "rail peer and forwarded over the node's links)."},
           {.path = "moe.dispatch_precision",
            .type = KeyType::Enum,
            .choices = names(kAllDTypes, dtype_name),

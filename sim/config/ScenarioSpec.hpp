@@ -143,6 +143,21 @@ constexpr std::optional<Routing> parse_routing(std::string_view name) {
   return std::nullopt;
 }
 
+/// How the expert all-to-alls carry tokens (docs/moe.md, "Dispatchers"): Megatron's all-to-all
+/// dispatcher sends one copy per routed (token, expert) pair; DeepEP one per (token, device) and,
+/// across nodes, one per (token, node) through the rail peer (collectives' hierarchical all-to-all).
+enum class Dispatcher { AllToAll, DeepEp };
+
+inline constexpr std::array<Dispatcher, 2> kAllDispatchers = {Dispatcher::AllToAll, Dispatcher::DeepEp};
+
+constexpr std::string_view dispatcher_name(Dispatcher d) { return d == Dispatcher::AllToAll ? "alltoall" : "deepep"; }
+
+constexpr std::optional<Dispatcher> parse_dispatcher(std::string_view name) {
+  for (Dispatcher d : kAllDispatchers)
+    if (dispatcher_name(d) == name) return d;
+  return std::nullopt;
+}
+
 /// Token routing of Mixture-of-Experts layers (docs/moe.md): balanced (every expert the same
 /// share), zipf (expert loads ~ 1/rank^s, the ranks a seeded shuffle per layer), or a trace of
 /// per-layer expert loads.
@@ -153,6 +168,7 @@ struct MoeSpec {
   std::string trace_file;                     // routing: trace
   std::vector<std::vector<double>> trace;     // one row of expert loads per MoE layer (cycled)
   std::optional<DType> dispatch_precision;    // tokens on the wire (DeepSeek-V3: fp8); absent: training
+  Dispatcher dispatcher = Dispatcher::AllToAll;
 };
 
 /// The axes of the device grid, for `parallelism.order` (first = fastest-varying rank index).

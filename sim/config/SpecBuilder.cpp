@@ -229,6 +229,7 @@ MoeSpec build_moe(const ConfigDocument& document, const std::string& file) {
   }
   if (const ConfigValue& d = document.at("moe.dispatch_precision"); !d.is_derived())
     moe.dispatch_precision = parse_dtype(d.as_string());
+  moe.dispatcher = enum_value<Dispatcher>(document, "moe.dispatcher", parse_dispatcher);
   return moe;
 }
 

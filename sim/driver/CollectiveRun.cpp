@@ -163,8 +163,9 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
   r.channels = choice.channels;
   r.root = 0;
   r.ranks_per_node = ranks_per_node(cluster, members);
-  if (choice.algorithm == CollectiveAlgorithm::Hierarchical && op == CollectiveOp::AllToAll) {
-    // Its forwards and same-node sends cross the node's links, at the node's own protocol figures.
+  if (op == CollectiveOp::AllToAll) {
+    // A hierarchical all-to-all's forwards and same-node sends cross the node's links, at the
+    // node's own protocol figures (a planner may switch an all-to-all to it: DeepEP's dispatch).
     if (const auto node = calibration.protocol(choice.protocol.kind, true)) r.node_scale = efficiency / node->copy_efficiency;
   }
   if (!members.empty()) r.switch_endpoint = cluster.reduction_switch(cluster.node_of(members.front()));

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "parallel/StepPlanner.hpp"
+#include "workload/ExpertRouting.hpp"
 
 namespace clearfog::parallel::detail {
 
@@ -46,6 +47,19 @@ std::vector<workload::CommPoint> merged_points(const std::vector<workload::CommP
         for (std::size_t j = 0; j < p.matrix[i].size(); ++j) same->matrix[i][j] += p.matrix[i][j];
   }
   return merged;
+}
+
+/// DeepEP's exchange over a group on several nodes: the hierarchical all-to-all, one copy per token
+/// and node on the network (a fused chunk's merged point sizes it with its first layer's routing).
+/// On one node, or nodes of unequal runs, the direct exchange of the de-duplicated matrix.
+void deduplicate(collectives::CollectiveRequest& r, const workload::CommPoint::Deduplication& d) {
+  const int p = static_cast<int>(r.ranks.size()), m = r.ranks_per_node;
+  if (m <= 0 || m >= p || p % m != 0) return;
+  std::vector<std::vector<int>> nodes(static_cast<std::size_t>(p / m));
+  for (int pos = 0; pos < p; ++pos)
+    nodes[static_cast<std::size_t>(pos / m)].push_back(r.caller_index.empty() ? pos : r.caller_index[static_cast<std::size_t>(pos)]);
+  r.algorithm = config::CollectiveAlgorithm::Hierarchical;
+  r.network_share = workload::deduplicated_network_share(d.member_share, nodes, d.experts, d.top_k);
 }
 
 }  // namespace
@@ -105,6 +119,7 @@ void StepPlanner::expert_collective(CollectiveOp op, const workload::CommPoint& 
       }
       auto request = collectives_.request(op, group, sent);
       request.matrix = point.matrix;
+      if (point.dedup) deduplicate(request, *point.dedup);
       request.stream = collective_stream_;
       request.category = Category::ExpertParallelComm;
       request.name = name;

@@ -131,14 +131,40 @@ RoutedTokens route_tokens(const std::vector<double>& shares, int ep, double toke
   r.dropped_share = group_slots > 0 ? dropped / group_slots : 0;
   r.sent.assign(static_cast<std::size_t>(ep), std::vector<double>(static_cast<std::size_t>(ep), 0.0));
   r.processed.assign(static_cast<std::size_t>(ep), std::vector<double>(local, 0.0));
+  r.member_share.assign(static_cast<std::size_t>(ep), 0.0);
   for (std::size_t e = 0; e < E; ++e) {
     const std::size_t owner = e / local;
+    r.member_share[owner] += shares[e];
     const double from_each = member_slots * shares[e] * kept[e];
     for (auto& row : r.sent) row[owner] += from_each;
     r.processed[owner][e % local] = from_each * ep;
   }
   round_keeping_total(r.processed);
   return r;
+}
+
+double reach_probability(double share, int experts, int top_k) {
+  if (experts < 1 || top_k < 1 || top_k > experts || !(share >= 0))
+    throw Error(fmt::format("reach_probability: needs 1 <= top_k <= experts and a share >= 0, got top_k {}, {} "
+                            "experts, share {}",
+                            top_k, experts, share));
+  double miss = 1;
+  for (int t = 0; t < top_k; ++t) miss *= std::max(0.0, 1 - share / (1 - static_cast<double>(t) / experts));
+  return 1 - miss;
+}
+
+double deduplicated_network_share(const std::vector<double>& member_share, const std::vector<std::vector<int>>& nodes,
+                                  int experts, int top_k) {
+  double per_node = 0, per_member = 0;
+  for (const auto& node : nodes) {
+    double share = 0;
+    for (int j : node) {
+      share += member_share.at(static_cast<std::size_t>(j));
+      per_member += reach_probability(member_share.at(static_cast<std::size_t>(j)), experts, top_k);
+    }
+    per_node += reach_probability(std::min(share, 1.0), experts, top_k);
+  }
+  return per_member > 0 ? std::min(1.0, per_node / per_member) : 1.0;
 }
 
 }  // namespace clearfog::workload

@@ -24,6 +24,8 @@ struct RoutedTokens {
   /// copies that add up to the copies routed (largest-remainder rounding of the expected loads).
   std::vector<std::vector<double>> processed;
   double dropped_share = 0;  // of all token slots, dropped by the capacity limit
+  /// member_share[j]: the share of the token slots member j's experts receive (before dropping).
+  std::vector<double> member_share;
   /// Token slots member j receives, itself included.
   [[nodiscard]] double received(int j) const;
 };
@@ -35,5 +37,18 @@ struct RoutedTokens {
 /// 0 is dropless.
 RoutedTokens route_tokens(const std::vector<double>& shares, int ep, double tokens_per_member, int top_k,
                           double capacity_factor);
+
+/// The chance that a token's top-k experts include at least one of a set of experts that receives
+/// `share` of the token slots, of `experts` in all: 1 - prod_{t<k} (1 - share / (1 - t/E)). Exact
+/// for balanced routing, where it is 1 - C(E-s, k) / C(E, k) with share = s/E (k experts drawn
+/// without replacement); other routings count the set's slots as if spread evenly over E/ep-sized
+/// draws. DeepEP sends a token once to each device, and once to each node, it reaches.
+double reach_probability(double share, int experts, int top_k);
+
+/// What crosses the network in a de-duplicated all-to-all (DeepEP) per byte meant for other nodes'
+/// members: sum over nodes of reach(node's share) over sum over members of reach(member's share).
+/// `nodes` lists the members (indices into member_share) of each node.
+double deduplicated_network_share(const std::vector<double>& member_share, const std::vector<std::vector<int>>& nodes,
+                                  int experts, int top_k);
 
 }  // namespace clearfog::workload

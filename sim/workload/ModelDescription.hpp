@@ -35,6 +35,15 @@ struct CommPoint {
   /// A tensor-group collective whose size depends on the expert rank (the tokens an expert rank
   /// received): bytes for expert rank j. Empty: `bytes` everywhere.
   std::vector<double> bytes_by_expert_rank;
+  /// DeepEP's all-to-all (moe.dispatcher: deepep): `matrix` holds one copy per token and device;
+  /// across nodes one copy per token and node travels, to the rail peer (the hierarchical
+  /// all-to-all). What the planner needs to size that: each member's share of the token slots.
+  struct Deduplication {
+    std::vector<double> member_share;
+    int experts = 0;
+    int top_k = 0;
+  };
+  std::optional<Deduplication> dedup;
   [[nodiscard]] bool active() const { return !ops.empty(); }
   /// A point named `name` with no collective (yet).
   static CommPoint named(std::string name, double bytes = 0) {

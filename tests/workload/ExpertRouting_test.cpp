@@ -98,3 +98,47 @@ TEST_CASE("workload::ExpertRouting: a trace gives each layer its row, cycling", 
   CHECK(r.received(0) == Approx(2 * 100 * 0.7));
   CHECK(r.sent[1][0] == Approx(100 * 0.7));
 }
+
+namespace {
+
+/// C(n, k) / C(m, k) as the product prod_{t<k} (n - t) / (m - t).
+double binomial_ratio(double n, double m, int k) {
+  double r = 1;
+  for (int t = 0; t < k; ++t) r *= (n - t) / (m - t);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("workload::ExpertRouting: a token reaches a set of experts with the hypergeometric chance",
+          "[workload][moe]") {
+  // Balanced: a set of s of E experts holds s/E of the slots; top-k picks k distinct experts, so
+  // the set is missed with probability C(E - s, k) / C(E, k).
+  const int E = 256, k = 8;
+  for (const double s : {1.0, 8.0, 32.0, 128.0}) {
+    INFO(s << " experts of " << E);
+    CHECK(workload::reach_probability(s / E, E, k) == Approx(1 - binomial_ratio(E - s, E, k)));
+  }
+  CHECK(workload::reach_probability(0, E, k) == 0);
+  CHECK(workload::reach_probability(1, E, k) == 1);
+  // One expert: chosen with probability k / E, its share times k.
+  CHECK(workload::reach_probability(1.0 / E, E, k) == Approx(static_cast<double>(k) / E));
+  CHECK_THROWS(workload::reach_probability(0.5, 4, 8));
+}
+
+TEST_CASE("workload::ExpertRouting: DeepEP's network bytes per node over the per-device bytes", "[workload][moe]") {
+  // 32 members of 8 experts each, on 4 nodes of 8: a token reaches a node (64 experts) with
+  // 1 - C(192,8)/C(256,8), a device with 1 - C(248,8)/C(256,8); a node receives one copy where its
+  // eight devices receive one each.
+  const int E = 256, k = 8, members = 32;
+  std::vector<double> member_share(members, 1.0 / members);
+  std::vector<std::vector<int>> nodes(4);
+  for (int j = 0; j < members; ++j) nodes[static_cast<std::size_t>(j / 8)].push_back(j);
+  const double p_node = 1 - binomial_ratio(192, 256, k), p_gpu = 1 - binomial_ratio(248, 256, k);
+  CHECK(workload::deduplicated_network_share(member_share, nodes, E, k) == Approx(p_node / (8 * p_gpu)));
+  // top-1: every token reaches one device, so nothing is shared: the network carries it all.
+  CHECK(workload::deduplicated_network_share(member_share, nodes, E, 1) == Approx(1));
+  // route_tokens reports each member's share of the slots.
+  const auto routed = workload::route_tokens(std::vector<double>(E, 1.0 / E), members, 100, k, 0);
+  for (double share : routed.member_share) CHECK(share == Approx(1.0 / members));
+}

@@ -52,6 +52,16 @@ public:
   [[nodiscard]] std::string name() const override { return "expert-gemms-only"; }
 };
 
+/// The expert all-to-alls of every pass of every block.
+std::vector<const workload::CommPoint*> expert_exchanges(const workload::ModelDescription& d) {
+  std::vector<const workload::CommPoint*> out;
+  for (const auto& block : d.blocks)
+    for (const auto* pass : {&block.forward, &block.backward})
+      for (const auto& seg : *pass)
+        if (seg.comm.group == workload::CommGroup::Expert && seg.comm.active()) out.push_back(&seg.comm);
+  return out;
+}
+
 config::WorkloadSpec shipped(const char* file) {
   return config::load_workload(std::filesystem::path(CLEARFOG_SOURCE_DIR) / "workloads" / file);
 }
@@ -119,20 +129,15 @@ TEST_CASE("workload::MoE: expert parallelism sends (ep-1)/ep of the token copies
   const auto d = workload::describe(s);
   const auto& t = test::transformer(s.workload);
   const double copies = 2.0 * t.seq_length * 2, e = 2;  // micro-batch 2, top-2, bf16
-  int exchanges = 0;
-  for (const auto& block : d.blocks)
-    for (const auto* pass : {&block.forward, &block.backward})
-      for (const auto& seg : *pass) {
-        if (seg.comm.group != workload::CommGroup::Expert || !seg.comm.active()) continue;
-        ++exchanges;
-        for (std::size_t i = 0; i < 4; ++i) {
-          double away = 0;
-          for (std::size_t j = 0; j < 4; ++j)
-            if (j != i) away += seg.comm.matrix[i][j];
-          CHECK(away == Approx(copies * t.hidden * e * 3 / 4));
-        }
-      }
-  CHECK(exchanges == 4 * t.layers);
+  const auto exchanges = expert_exchanges(d);
+  for (const auto* comm : exchanges)
+    for (std::size_t i = 0; i < 4; ++i) {
+      double away = 0;
+      for (std::size_t j = 0; j < 4; ++j)
+        if (j != i) away += comm->matrix[i][j];
+      CHECK(away == Approx(copies * t.hidden * e * 3 / 4));
+    }
+  CHECK(exchanges.size() == 4 * static_cast<std::size_t>(t.layers));
 }
 
 TEST_CASE("workload::MoE: skewed routing makes the busiest expert rank the bottleneck", "[workload][moe][simulation]") {
@@ -173,4 +178,24 @@ TEST_CASE("workload::MoE: zipf slows the step by the busiest expert's share over
   }
   CHECK(ratio > 1.5);  // zipf(1) over 8 experts: the top expert takes 0.37 of the copies
   CHECK(skewed / balanced == Approx(ratio).epsilon(1e-3));
+}
+
+TEST_CASE("workload::MoE: DeepEP sends each token once to every device its experts are on", "[workload][moe]") {
+  // 8 experts, top-2, ep = 4 (two experts per device): a token reaches a given device with
+  // 1 - C(6,2)/C(8,2) = 13/28 of its tokens, against k/ep = 1/2 copies with Megatron's dispatcher.
+  auto s = on_switch(small_moe(8, 2), 4, 4);
+  s.moe.dispatcher = config::Dispatcher::DeepEp;
+  const auto d = workload::describe(s);
+  const auto& t = test::transformer(s.workload);
+  const double tokens = 2.0 * t.seq_length, e = 2;  // micro-batch 2, bf16
+  const double reach = 1 - (6.0 * 5) / (8.0 * 7);
+  const auto exchanges = expert_exchanges(d);
+  for (const auto* comm : exchanges) {
+    REQUIRE(comm->dedup.has_value());
+    CHECK(comm->dedup->top_k == 2);
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t j = 0; j < 4; ++j)
+        CHECK(comm->matrix[i][j] == Approx(i == j ? 0.0 : tokens * reach * t.hidden * e));
+  }
+  CHECK(exchanges.size() == 4 * static_cast<std::size_t>(t.layers));
 }

@@ -38,6 +38,12 @@ CommPoint tensor_op(std::string name, const DescribeOptions& o, CollectiveOp op,
   return c;
 }
 
+/// An MoE layer's routing as DeepEP's exchange needs it: each member's tokens, the experts, top-k.
+struct ExchangeShape {
+  double tokens_per_member;
+  int experts, top_k;
+};
+
 struct Context {
   const TransformerModel& model;
   const DescribeOptions& options;
@@ -137,23 +143,32 @@ Block layer_block(const Context& c, int l, const LayerShape& default_shape) {
   return b;
 }
 
-/// An all-to-all over the expert group of `sent` token copies (member i to member j) of
-/// `bytes_per_copy` each; none without expert parallelism.
-CommPoint expert_exchange(std::string name, const DescribeOptions& o, const std::vector<std::vector<double>>& sent,
-                          double bytes_per_copy, bool transpose) {
+/// An all-to-all over the expert group: the token copies `routed` sends (Megatron's dispatcher), or
+/// with DeepEP one copy per token and device its experts reach, `bytes_per_token` each; transposed
+/// for the way back. None without expert parallelism.
+CommPoint expert_exchange(std::string name, const DescribeOptions& o, const RoutedTokens& routed,
+                          const ExchangeShape& shape, double bytes_per_token, bool transpose) {
   auto c = CommPoint::named(std::move(name));
   c.group = CommGroup::Expert;
   if (o.ep == 1) return c;
   c.ops = {CollectiveOp::AllToAll};
-  const std::size_t n = sent.size();
+  const std::size_t n = routed.sent.size();
+  const bool deepep = o.moe.dispatcher == config::Dispatcher::DeepEp;
   c.matrix.assign(n, std::vector<double>(n, 0.0));
   double total = 0;
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
-      c.matrix[i][j] = bytes_per_copy * (transpose ? sent[j][i] : sent[i][j]);
+      const std::size_t to = transpose ? i : j, from = transpose ? j : i;
+      const double tokens = deepep ? (from == to ? 0.0
+                                                 : shape.tokens_per_member *
+                                                       reach_probability(routed.member_share[to], shape.experts,
+                                                                         shape.top_k))
+                                   : routed.sent[from][to];
+      c.matrix[i][j] = bytes_per_token * tokens;
       total += c.matrix[i][j];
     }
   c.bytes = total / static_cast<double>(n);
+  if (deepep) c.dedup = CommPoint::Deduplication{routed.member_share, shape.experts, shape.top_k};
   return c;
 }
 
@@ -199,6 +214,7 @@ Block moe_layer_block(const Context& c, int l, int moe_index, ExpertLoad& load) 
   const auto shares = expert_shares(o.moe, w.experts, w.top_k, moe_index);
   const RoutedTokens routed = route_tokens(shares, o.ep, moe.router_tokens(), w.top_k, w.capacity_factor);
   record_load(load, routed);
+  const ExchangeShape shape{moe.router_tokens(), w.experts, w.top_k};
   // Tokens travel as activations (bf16 when training in fp8) unless the dispatch is narrower.
   const double e = dtype_bytes(c.model.dtype());
   const double dispatch_e = o.moe.dispatch_precision ? dtype_bytes(*o.moe.dispatch_precision) : e;
@@ -223,21 +239,21 @@ Block moe_layer_block(const Context& c, int l, int moe_index, ExpertLoad& load) 
   // Sequence parallelism (required with tp > 1): the attention output is reduce-scattered into the
   // router's shard, and the layer output all-gathered for the next layer's attention.
   b.forward = {make_segment("attn", c.model.attention_forward(l), tensor_op("tp1", o, CollectiveOp::ReduceScatter, c.activation_B)),
-               make_segment("router", moe.router_forward(), expert_exchange("dispatch", o, routed.sent, h * dispatch_e, false)),
+               make_segment("router", moe.router_forward(), expert_exchange("dispatch", o, routed, shape, h * dispatch_e, false)),
                make_segment("shared", {}, shared_op("shared.ag", c, CollectiveOp::AllGather)),
                make_segment("shared", moe.shared_forward(), shared_op("shared.rs", c, CollectiveOp::ReduceScatter)),
                make_segment("experts.in", {}, expert_tensor_op("tp.ag", o, CollectiveOp::AllGather, routed, h * dispatch_e)),
                std::move(experts_fwd),
-               make_segment("combine", {}, expert_exchange("combine", o, routed.sent, h * e, true)),
+               make_segment("combine", {}, expert_exchange("combine", o, routed, shape, h * e, true)),
                make_segment("combine", moe.combine_forward(), tensor_op("tp2", o, CollectiveOp::AllGather, c.activation_B))};
   // Backward mirrors it: each collective's gradient is its transpose (all-gather <-> reduce-scatter,
   // the all-to-alls reversed).
-  b.backward = {make_segment("combine", moe.combine_backward(), expert_exchange("combine.bwd", o, routed.sent, h * e, false)),
+  b.backward = {make_segment("combine", moe.combine_backward(), expert_exchange("combine.bwd", o, routed, shape, h * e, false)),
                 make_segment("experts.in", {}, expert_tensor_op("tp.ag", o, CollectiveOp::AllGather, routed, h * e)),
                 std::move(experts_bwd),
                 make_segment("shared", {}, shared_op("shared.ag", c, CollectiveOp::AllGather)),
                 make_segment("shared", moe.shared_backward(), shared_op("shared.rs", c, CollectiveOp::ReduceScatter)),
-                make_segment("dispatch", {}, expert_exchange("dispatch.bwd", o, routed.sent, h * e, true)),
+                make_segment("dispatch", {}, expert_exchange("dispatch.bwd", o, routed, shape, h * e, true)),
                 make_segment("router", moe.router_backward(), tensor_op("tp1", o, CollectiveOp::AllGather, c.activation_B)),
                 make_segment("attn", c.model.attention_backward(l), tensor_op("tp2", o, CollectiveOp::ReduceScatter, c.activation_B))};
   b.selective_recompute = c.model.attention_core_forward(l);
