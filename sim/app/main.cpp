@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
       add_report_command(app),
       add_shard_command(app),
       add_cluster_command(app),
+      add_stages_command(app),
   };
 
   try {

@@ -1,0 +1,165 @@
+// `clearfog stages --workload W --accelerator A.yaml:COUNT ... --stages S`: where to cut a
+// pipeline over devices of different kinds, and which device runs each stage. Every block of the
+// workload is priced on every accelerator (forward and backward, the blocked-GEMM model), the
+// boundary activations cross --link-bandwidth both ways, and the exhaustive search (where small
+// enough), simulated annealing and Shisha's heuristic are compared: bottleneck, gap to the
+// optimum, plans evaluated (and the search times on stderr). docs/heterogeneous-pipelines.md.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <functional>
+#include <iostream>
+#include <optional>
+
+#include "app/Command.hpp"
+#include "config/ConfigLoader.hpp"
+#include "config/FrameworkRegistry.hpp"
+#include "core/Errors.hpp"
+#include "core/Units.hpp"
+#include "kernels/BlockedGemmModel.hpp"
+#include "parallel/BlockCosts.hpp"
+#include "parallel/StageSearch.hpp"
+#include "workload/WorkloadType.hpp"
+
+namespace clearfog::app {
+
+namespace {
+
+struct Options {
+  std::string workload;
+  std::vector<std::string> accelerators;  // FILE:COUNT
+  int stages = 2;
+  int micro_batch = 1;
+  std::string precision = "bf16";
+  std::string link = "25 GB/s";
+  std::uint64_t seed = 1;
+  int steps = 20000;
+};
+
+ConfigError option_error(const std::string& option, const std::string& message) {
+  return ConfigError({Diagnostic{SourceLocation{option, 0, 0}, option.substr(2), message}});
+}
+
+struct DeviceKind {
+  std::string file;
+  int count = 0;
+};
+
+DeviceKind parse_kind(const std::string& text) {
+  const auto colon = text.rfind(':');
+  const std::string count = colon == std::string::npos ? "" : text.substr(colon + 1);
+  if (colon == std::string::npos || count.empty() || count.find_first_not_of("0123456789") != std::string::npos ||
+      count.size() > 4 || std::stoi(count) < 1)
+    throw option_error("--accelerator", fmt::format("expected FILE:COUNT with a count of 1 to 9999, got \"{}\"", text));
+  return {text.substr(0, colon), std::stoi(count)};
+}
+
+/// Every block of the workload priced on every kind, and the boundary transfers.
+parallel::StageSearchProblem build_problem(const Options& o, const std::vector<DeviceKind>& kinds) {
+  const auto dtype = parse_dtype(o.precision);
+  if (!dtype) throw option_error("--precision", fmt::format("unknown data type \"{}\"", o.precision));
+  double link_Bps = 0;
+  try {
+    link_Bps = units::parse(o.link, units::Dimension::Bandwidth);
+  } catch (const units::UnitError& e) {
+    throw option_error("--link-bandwidth", e.what());
+  }
+  if (!(link_Bps > 0)) throw option_error("--link-bandwidth", "must be > 0");
+  const auto workload = config::load_workload(o.workload);
+  workload::DescribeOptions describe;
+  describe.micro_batch = o.micro_batch;
+  describe.precision = *dtype;
+  describe.fusions = config::framework_profile(config::kDefaultFramework).fusions;
+  const auto model = workload::workload_type(workload.type).describe(workload, describe);
+  parallel::StageSearchProblem p;
+  p.stages = o.stages;
+  for (const auto& kind : kinds) {
+    const kernels::BlockedGemmModel costs(config::load_accelerator(kind.file));
+    p.layer_s.push_back(parallel::BlockCosts(model, costs).block_times());
+    p.devices.push_back(kind.count);
+  }
+  // Each boundary: the activation forward and its gradient back.
+  for (const auto& block : model.blocks) p.transfer_s.push_back(2 * block.output_B / link_Bps);
+  return p;
+}
+
+struct Timed {
+  std::string name;
+  std::optional<parallel::SearchResult> result;
+  double seconds = 0;
+  std::string note;
+};
+
+Timed timed(std::string name, const std::function<parallel::SearchResult()>& search) {
+  Timed t{std::move(name), std::nullopt, 0, ""};
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    t.result = search();
+  } catch (const Error& e) {
+    t.note = e.what();  // exhaustive: too large
+  }
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return t;
+}
+
+int run(const Options& o) {
+  if (o.accelerators.empty()) throw option_error("--accelerator", "give at least one FILE:COUNT");
+  std::vector<DeviceKind> kinds;
+  for (const auto& text : o.accelerators) kinds.push_back(parse_kind(text));
+  if (o.micro_batch < 1) throw option_error("--micro-batch", fmt::format("must be >= 1, got {}", o.micro_batch));
+  if (o.steps < 0 || o.steps > 10'000'000) throw option_error("--steps", "must be between 0 and 10000000");
+  const auto problem = build_problem(o, kinds);
+  try {
+    parallel::check_problem(problem);
+  } catch (const Error& e) {
+    throw option_error("--stages", e.what());
+  }
+  std::cout << fmt::format("# clearfog stages: {} blocks of {} on {} stages, micro-batch {}, links {}\n",
+                           problem.layers(), o.workload, o.stages, o.micro_batch, o.link);
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    double total = 0;
+    for (double t : problem.layer_s[k]) total += t;
+    std::cout << fmt::format("# k{}: {} x {} (whole model on one: {:.3f} ms)\n", k, kinds[k].count, kinds[k].file,
+                             total * 1e3);
+  }
+  const std::vector<Timed> runs = {
+      timed("exhaustive", [&] { return parallel::exhaustive_search(problem); }),
+      timed("annealing", [&] { return parallel::annealing_search(problem, o.seed, o.steps); }),
+      timed("shisha", [&] { return parallel::shisha_search(problem); })};
+  const auto& optimum = runs.front().result;
+  std::cout << fmt::format("{:<11}{:>15}{:>11}{:>13}  {}\n", "search", "bottleneck(ms)", "vs best", "evaluations",
+                           "plan (blocks [begin,end) on kind)");
+  std::string wall;  // on stderr: stdout stays the same from run to run
+  for (const auto& t : runs) {
+    if (!t.result) {
+      std::cout << fmt::format("{:<11}{:>15}  {}\n", t.name, "-", t.note);
+      continue;
+    }
+    const double b = t.result->plan.bottleneck_s;
+    const std::string gap = optimum ? fmt::format("{:+.1f} %", (b / optimum->plan.bottleneck_s - 1) * 100) : "-";
+    std::cout << fmt::format("{:<11}{:>15.3f}{:>11}{:>13}  {}\n", t.name, b * 1e3, gap, t.result->evaluations,
+                             parallel::describe_plan(t.result->plan));
+    wall += fmt::format("{}{} {:.3f} ms", wall.empty() ? "" : ", ", t.name, t.seconds * 1e3);
+  }
+  std::cout << std::flush;
+  std::cerr << "search time: " << wall << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_stages_command(CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("stages", "search where to cut a pipeline over devices of different kinds");
+  cmd->add_option("--workload", o->workload, "workload YAML file")->required();
+  cmd->add_option("--accelerator", o->accelerators, "FILE:COUNT, one per device kind (repeatable)")->required();
+  cmd->add_option("--stages", o->stages, "pipeline stages, one device each (default 2)");
+  cmd->add_option("--micro-batch", o->micro_batch, "samples per micro-batch (default 1)");
+  cmd->add_option("--precision", o->precision, "training precision (default bf16)");
+  cmd->add_option("--link-bandwidth", o->link, "bandwidth between stages, e.g. \"25 GB/s\" (the default)");
+  cmd->add_option("--seed", o->seed, "seed of the simulated annealing (default 1)");
+  cmd->add_option("--steps", o->steps, "moves of the simulated annealing (default 20000)");
+  return {cmd, [o] { return run(*o); }};
+}
+
+}  // namespace clearfog::app
