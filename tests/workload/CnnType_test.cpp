@@ -18,6 +18,7 @@
 #include "core/Errors.hpp"
 #include "workload/WorkloadType.hpp"
 #include "workload/types/CnnType.hpp"
+#include "support/CnnModel.hpp"
 
 using namespace clearfog;
 using workload::Block;
@@ -27,6 +28,12 @@ using workload::CnnSpec;
 using workload::DescribeOptions;
 using workload::ModelDescription;
 using kernels::Kernel;
+using test::block;
+using test::describe;
+using test::has_kernel;
+using test::kernel;
+using test::pass_model_flops;
+using test::shipped;
 
 namespace {
 
@@ -66,35 +73,6 @@ double resnet50_macs() {
   return macs + 2048.0 * 1000;
 }
 
-ModelDescription describe(const config::WorkloadSpec& w, int b, DType dtype = DType::fp16) {
-  return workload::workload_type("cnn").describe(w, DescribeOptions{b, dtype, 1, false, config::Attention::Unfused, 1, {}, {}, 1});
-}
-
-config::WorkloadSpec shipped(const std::string& file) {
-  return config::load_workload(std::string(CLEARFOG_SOURCE_DIR) + "/workloads/" + file);
-}
-
-const Block& block(const ModelDescription& d, const std::string& name) { return d.blocks.at(d.block_index(name)); }
-
-/// The kernel named `name` in a block's forward (or backward) pass; fails the test when absent.
-const Kernel& kernel(const Block& b, const std::string& name, bool backward = false) {
-  for (const auto& k : (backward ? b.backward : b.forward).front().kernels)
-    if (k.name == name) return k;
-  FAIL("no kernel " << name << " in " << b.name);
-  throw std::logic_error("unreachable");
-}
-
-bool has_kernel(const Block& b, const std::string& name, bool backward) {
-  for (const auto& k : (backward ? b.backward : b.forward).front().kernels)
-    if (k.name == name) return true;
-  return false;
-}
-
-double pass_model_flops(const ModelDescription& d, bool backward) {
-  double f = 0;
-  for (const auto& b : d.blocks) f += workload::model_flops(backward ? b.backward : b.forward);
-  return f;
-}
 
 std::string temp_file(const std::string& name, const std::string& text) {
   const auto path = std::filesystem::temp_directory_path() / fmt::format("clearfog-cnn-{}-{}", ::getpid(), name);
@@ -256,38 +234,6 @@ TEST_CASE("workload::Cnn: memory-bound kernels move the bytes of their passes", 
     // None of these counts towards model FLOPs.
     for (const auto& k : stem.forward.front().kernels)
       if (k.kind == kernels::KernelKind::MemoryBound) CHECK(k.model_flops == 0);
-  }
-}
-
-TEST_CASE("workload::Cnn: channels-first convolutions transpose operands and result in every cuDNN call",
-          "[workload][cnn]") {
-  const int b = 8;
-  const auto last = shipped("resnet-50.yaml");
-  auto spec = last.as<CnnSpec>();
-  REQUIRE(spec.memory_format == workload::MemoryFormat::ChannelsLast);  // the key's default
-  spec.memory_format = workload::MemoryFormat::ChannelsFirst;
-  const auto first = workload::make_cnn_workload(last.name, spec);
-  for (const DType dtype : {DType::fp16, DType::tf32}) {
-    const double e = dtype_bytes(dtype);
-    const auto nchw = describe(first, b, dtype), nhwc = describe(last, b, dtype);
-    // layer1.1.conv2: 3x3, 64 -> 64 channels at 56x56.
-    const Block& unit = block(nchw, "layer1.1");
-    const double x = b * 64.0 * 56 * 56, y = x, w = 64.0 * 64 * 9;
-    INFO(dtype_name(dtype));
-    CHECK(kernel(unit, "conv2.nhwc").bytes == 2 * (x + w + y) * e);              // X, W in; Y back
-    CHECK(kernel(unit, "conv2.dgrad.nhwc", true).bytes == 2 * (y + w + x) * e);  // dY, W in; dX back
-    const Kernel& wgrad = kernel(unit, "conv2.wgrad.nhwc", true);                 // X, dY in; dW back
-    CHECK(wgrad.bytes == 2 * (x + y + w) * e);
-    CHECK(wgrad.weight_gradient);
-    CHECK(wgrad.model_flops == 0);
-    // The stem's convolution reads the image: no data gradient, so no dgrad transposes.
-    CHECK_FALSE(has_kernel(block(nchw, "stem"), "conv1.dgrad.nhwc", true));
-    CHECK(has_kernel(block(nchw, "stem"), "conv1.wgrad.nhwc", true));
-    // channels-last runs none; the GEMMs and model FLOPs are the same in both formats.
-    CHECK_FALSE(has_kernel(block(nhwc, "layer1.1"), "conv2.nhwc", false));
-    CHECK(kernel(unit, "conv2").flops == kernel(block(nhwc, "layer1.1"), "conv2").flops);
-    CHECK(pass_model_flops(nchw, false) == pass_model_flops(nhwc, false));
-    CHECK(pass_model_flops(nchw, true) == pass_model_flops(nhwc, true));
   }
 }
 

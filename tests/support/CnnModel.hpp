@@ -1,0 +1,48 @@
+#pragma once
+// A cnn workload described and looked up kernel by kernel, shared by the CNN kernel tests.
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include "config/ConfigLoader.hpp"
+#include "workload/WorkloadType.hpp"
+
+namespace clearfog::test {
+
+inline workload::ModelDescription describe(const config::WorkloadSpec& w, int b, DType dtype = DType::fp16) {
+  return workload::workload_type("cnn").describe(
+      w, workload::DescribeOptions{b, dtype, 1, false, config::Attention::Unfused, 1, {}, {}, 1});
+}
+
+/// A workload file of workloads/.
+inline config::WorkloadSpec shipped(const std::string& file) {
+  return config::load_workload(std::string(CLEARFOG_SOURCE_DIR) + "/workloads/" + file);
+}
+
+inline const workload::Block& block(const workload::ModelDescription& d, const std::string& name) {
+  return d.blocks.at(d.block_index(name));
+}
+
+/// The kernel named `name` in a block's forward (or backward) pass; fails the test when absent.
+inline const kernels::Kernel& kernel(const workload::Block& b, const std::string& name, bool backward = false) {
+  for (const auto& k : (backward ? b.backward : b.forward).front().kernels)
+    if (k.name == name) return k;
+  FAIL("no kernel " << name << " in " << b.name);
+  throw std::logic_error("unreachable");
+}
+
+inline bool has_kernel(const workload::Block& b, const std::string& name, bool backward) {
+  for (const auto& k : (backward ? b.backward : b.forward).front().kernels)
+    if (k.name == name) return true;
+  return false;
+}
+
+/// Model FLOPs of every block's forward (or backward) pass.
+inline double pass_model_flops(const workload::ModelDescription& d, bool backward) {
+  double f = 0;
+  for (const auto& b : d.blocks) f += workload::model_flops(backward ? b.backward : b.forward);
+  return f;
+}
+
+}  // namespace clearfog::test
