@@ -43,7 +43,7 @@ TEST_CASE("config::YamlFile: a duplicate key names both places", "[config]") {
   CHECK(d.message == "duplicate key \"devices\", first given at f.yaml:2:3; give each key once");
 }
 
-TEST_CASE("config::YamlFile: one document per file; empty ones are ignored", "[config]") {
+TEST_CASE("config::YamlFile: one document per file — empty ones are ignored", "[config]") {
   const auto d = problem_of("kind: platform\n---\nkind: workload\n");
   CHECK(d.location.str() == "f.yaml:3:1");
   CHECK_THAT(d.message, StartsWith("a second YAML document starts here (the first starts at f.yaml:1:1)"));

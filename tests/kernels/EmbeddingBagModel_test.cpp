@@ -49,7 +49,7 @@ TEST_CASE("kernels::cache_hit_rate: uniform C/N, Zipf H(C)/H(N), a given rate as
   CHECK(kernels::cache_hit_rate({IndexKind::HitRate, 0, 0.4}, 1e9, 10) == 0.4);
 }
 
-TEST_CASE("kernels::expected_distinct_rows: N(1 - (1 - 1/N)^n); Zipf touches fewer", "[kernels][dlrm]") {
+TEST_CASE("kernels::expected_distinct_rows: N(1 - (1 - 1/N)^n) — Zipf touches fewer", "[kernels][dlrm]") {
   const double rows = 1e5, draws = 2e5;
   CHECK(kernels::expected_distinct_rows({IndexKind::Uniform}, rows, draws) ==
         Approx(rows * (1 - std::pow(1 - 1 / rows, draws))));

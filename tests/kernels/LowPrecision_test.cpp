@@ -121,7 +121,7 @@ TEST_CASE("kernels::LowPrecision: W3A3 512^3 on a Cortex-A72 reproduces ULPPACK'
   CHECK(model.simd_datapath_bits() == Approx(64));
 }
 
-TEST_CASE("kernels::LowPrecision: W4A4 has no dense packing; wider types fall back to int8 kernels",
+TEST_CASE("kernels::LowPrecision: W4A4 has no dense packing — wider types fall back to int8 kernels",
           "[kernels]") {
   const LowPrecisionGemmModel model(shipped_accelerator("cortex-a72.yaml"));
   const auto w4 = model.estimate(GemmShape{512, 512, 512, 1}, BitWidths{4, 4});

@@ -70,7 +70,7 @@ TEST_CASE("program::merge_plans: refuses rank maps that collide or do not fit", 
   CHECK_THROWS_AS(program::merge_plans(std::vector<PlanPart>{part(job, {0, 1}, -1)}, 2), Error);    // negative start
 }
 
-TEST_CASE("program::merge_plans: replayed, a part starts late and repeats; sharing a link halves each part's rate",
+TEST_CASE("program::merge_plans: replayed, a part starts late and repeats — sharing a link halves each part's rate",
           "[program][cluster][engine]") {
   // Four devices under two PCIe switches (0, 1 | 2, 3); device links 100x faster than the uplinks,
   // no latency: a transfer from one switch to the other moves at the uplink's rate, or half of it

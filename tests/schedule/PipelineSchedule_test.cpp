@@ -57,7 +57,7 @@ double max_idle(const PipelineTimeline& t) {
 
 }  // namespace
 
-TEST_CASE("schedule::registry: names are unique and found; an unknown name lists them", "[schedule]") {
+TEST_CASE("schedule::registry: names are unique and found — an unknown name lists them", "[schedule]") {
   const auto names = pipeline_schedule_names();
   CHECK(names == std::vector<std::string>{"gpipe", "1f1b", "interleaved", "zb-h1", "dualpipe"});
   for (const auto& n : names) CHECK(find_pipeline_schedule(n)->name() == n);

@@ -21,7 +21,7 @@ const std::string kDir = std::string(CLEARFOG_SOURCE_DIR) + "/tests/data/cluster
 
 }  // namespace
 
-TEST_CASE("sweep::run_cluster: alone equals clearfog run; packed jobs keep their times, spread ones share uplinks",
+TEST_CASE("sweep::run_cluster: alone equals clearfog run — packed jobs keep their times, spread ones share uplinks",
           "[sweep][cluster]") {
   auto spec = sweep::load_cluster_file(kDir + "two-jobs.yaml");
   REQUIRE(spec.jobs.size() == 2);

@@ -25,7 +25,7 @@ std::string all_messages(const ConfigError& e) {
 
 }  // namespace
 
-TEST_CASE("sweep::SweepBudget: each point's cost from its values; points over the limit are skipped unsimulated",
+TEST_CASE("sweep::SweepBudget: each point's cost from its values — points over the limit are skipped unsimulated",
           "[sweep]") {
   const auto spec = sweep::load_sweep(kData + "budget.yaml");
   REQUIRE(spec.budget);

@@ -86,7 +86,7 @@ TEST_CASE("clearfog sweep: killed halfway and resumed equals an uninterrupted ru
   CHECK(read(killed / "results.csv") == expected);
 }
 
-TEST_CASE("clearfog sweep: failing points are recorded and the sweep goes on; shards merge to the whole",
+TEST_CASE("clearfog sweep: failing points are recorded and the sweep goes on — shards merge to the whole",
           "[sweep][cli]") {
   const auto sweep = (kData / "twelve.yaml").string();
   const auto whole = fresh_dir("twelve");

@@ -141,7 +141,7 @@ TEST_CASE("report::line_plot_svg: the legend fits inside the picture", "[report]
   CHECK(legend_entries == 31);  // 30 series and the OOM ring
 }
 
-TEST_CASE("sweep::check_plot_metric: names and numeric summary keys; anything else is refused with the list",
+TEST_CASE("sweep::check_plot_metric: names and numeric summary keys — anything else is refused with the list",
           "[sweep]") {
   for (const char* ok : {"throughput", "mfu", "step_time", "communication.exposed_s", "memory.total_B"})
     CHECK_NOTHROW(clearfog::sweep::check_plot_metric(ok));

@@ -26,7 +26,7 @@ driver::CollectiveTiming all_reduce(const topology::ClusterTopology& cluster, co
 
 }  // namespace
 
-TEST_CASE("tutorial 3: a ring over 64 GPUs is latency-bound below a megabyte; a tree wins there, the ring at 1 GiB",
+TEST_CASE("tutorial 3: a ring over 64 GPUs is latency-bound below a megabyte — a tree wins there, the ring at 1 GiB",
           "[tutorials][simulation]") {
   const auto spec = platform("dgx-a100-8nodes.yaml");
   const auto cluster = topology::ClusterTopology::build(spec);

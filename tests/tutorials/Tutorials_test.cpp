@@ -61,7 +61,7 @@ std::map<std::string, PointFigures> run_tutorial(const std::string& file) {
 
 }  // namespace
 
-TEST_CASE("tutorial 1: data parallelism wins where the model fits; tensor parallelism needs NVSwitch",
+TEST_CASE("tutorial 1: data parallelism wins where the model fits — tensor parallelism needs NVSwitch",
           "[tutorials][simulation]") {
   const auto points = run_tutorial("01-parallelism.yaml");
   REQUIRE(points.size() == 12);
@@ -96,7 +96,7 @@ TEST_CASE("tutorial 1: data parallelism wins where the model fits; tensor parall
   CHECK(at(nvswitch, pp4).bubble >= 3.0 / (16 + 3) - 1e-9);
 }
 
-TEST_CASE("tutorial 2: the bubble shrinks with micro-batches; interleaving and zero-bubble shrink it further",
+TEST_CASE("tutorial 2: the bubble shrinks with micro-batches — interleaving and zero-bubble shrink it further",
           "[tutorials][simulation]") {
   const auto points = run_tutorial("02-pipeline.yaml");
   REQUIRE(points.size() == 16);

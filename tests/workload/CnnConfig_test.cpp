@@ -60,7 +60,7 @@ TEST_CASE("config::cnn: a block may not start inside a residual unit", "[config]
                    "block must start where only the previous layer's output is live, not inside a residual unit");
 }
 
-TEST_CASE("config::cnn: the stages form needs classes; VGG stages do not stride", "[config][cnn]") {
+TEST_CASE("config::cnn: the stages form needs classes — VGG stages do not stride", "[config][cnn]") {
   const auto file = fixture("bad/cnn_stages.yaml");
   const auto diags = diagnostics_of([&] { config::load_workload(file); });
   REQUIRE(diags.size() == 2);

@@ -97,7 +97,7 @@ TEST_CASE("sharding estimate: a replicated table is all-reduced as a ring and he
         Approx(2.0 * (p - 1) / p * (gradient_B + 1e6) / kBandwidth_Bps).epsilon(1e-12));
 }
 
-TEST_CASE("greedy sharding: identical tables go one per device; a table too large to replicate is not replicated",
+TEST_CASE("greedy sharding: identical tables go one per device — a table too large to replicate is not replicated",
           "[workload][dlrm][shard]") {
   const kernels::BlockedGemmModel costs(accelerator());
   const int p = 4;

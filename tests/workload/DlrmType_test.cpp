@@ -144,7 +144,7 @@ TEST_CASE("dlrm: greedy placement balances lookup bytes, explicit ranks first", 
   CHECK(placed[5].shards[0].rank == 1);
 }
 
-TEST_CASE("dlrm: row-wise tables reduce-scatter B·ep·d·bytes; each shard sees 1/ep of the lookups", "[workload][dlrm]") {
+TEST_CASE("dlrm: row-wise tables reduce-scatter B·ep·d·bytes — each shard sees 1/ep of the lookups", "[workload][dlrm]") {
   constexpr int ep = 4;
   const auto d = describe(spec_with({table(TableSharding::RowWise)}), ep);
   const auto& emb = block(d, "embeddings");
@@ -162,7 +162,7 @@ TEST_CASE("dlrm: row-wise tables reduce-scatter B·ep·d·bytes; each shard sees
   }
 }
 
-TEST_CASE("dlrm: column-wise shards split d; table-row-wise shards stay in one node", "[workload][dlrm]") {
+TEST_CASE("dlrm: column-wise shards split d — table-row-wise shards stay in one node", "[workload][dlrm]") {
   constexpr int ep = 4;
   SECTION("column-wise over 2 devices from device 2") {
     auto t = table(TableSharding::ColumnWise, 2);
@@ -200,7 +200,7 @@ TEST_CASE("dlrm: a data-parallel table is a parameter looked up locally, with no
     CHECK(random_B(*segment(emb.forward, "lookup"), r, "dp_tables.fwd") == Approx(double(kBatch) * kPooling * kDim * 4));
 }
 
-TEST_CASE("dlrm: MLPs are their layers' GEMMs; dot interaction outputs d + F(F-1)/2", "[workload][dlrm]") {
+TEST_CASE("dlrm: MLPs are their layers' GEMMs — dot interaction outputs d + F(F-1)/2", "[workload][dlrm]") {
   const auto s = spec_with({table(TableSharding::TableWise), table(TableSharding::TableWise)});
   const auto d = describe(s, 1);
   const auto& bottom = block(d, "bottom_mlp");
