@@ -1,6 +1,6 @@
 #pragma once
 // Where to cut a pipeline over devices of different kinds, and which kind runs each stage
-// (Shisha, Ramesh et al., PPAM 2022): a pure search over contiguous splits of the model's layers
+// (Shisha, Soomro et al., PPAM 2022): a pure search over contiguous splits of the model's layers
 // into stages and over assignments of the available devices to them, minimising the bottleneck
 // stage's time per micro-batch — compute of its layers on its device plus sending its boundary
 // activation (and receiving the gradient back) — which sets a full pipeline's throughput.
