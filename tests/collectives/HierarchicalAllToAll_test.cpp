@@ -3,10 +3,13 @@
 // expected bytes are the schedule's definition (HierarchicalAllToAll.hpp) applied by hand.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "collectives/Collective.hpp"
+#include "collectives/CollectiveTestSupport.hpp"
 #include "collectives/HierarchicalAllToAll.hpp"
+#include "support/TopologyPlatforms.hpp"
 
 using namespace clearfog;
 using collectives::hierarchical_all_to_all_v_schedule;
@@ -62,4 +65,24 @@ TEST_CASE("collectives::HierarchicalAllToAll: refuses uneven nodes and shares ou
   CHECK_THROWS_WITH(hierarchical_all_to_all_v_schedule(matrix, 3, 0), Catch::Contains("network_share"));
   CHECK_THROWS_WITH(hierarchical_all_to_all_v_schedule(matrix, 3, 1.5), Catch::Contains("network_share"));
   CHECK(collectives::supports(config::CollectiveOp::AllToAll, config::CollectiveAlgorithm::Hierarchical));
+}
+
+TEST_CASE("collectives::HierarchicalAllToAll: fluid time is the slower of the NIC and NVLink closed forms",
+          "[collectives][simulation]") {
+  // Two nodes of four devices, one NIC each (its own link, not the device's NVLink port), no
+  // latencies. A device sends s·n/2 through its NIC (the other node's half of its buffer, once) and
+  // moves 3n/8 to its node's devices directly plus 3n/8 of forwards over NVLink (and receives as
+  // much): t = max(s·n / (2 B_nic), (3/4)·n / B_nvlink) (docs/collectives.md).
+  constexpr double kNvlink_Bps = 100e9, kNic_Bps = 10e9, n = 800e6;
+  const auto platform = test::fat_tree_cluster(2, 4, config::LinkSpec{kNvlink_Bps, 0}, 4, config::LinkSpec{kNic_Bps, 0},
+                                               config::LinkSpec{1000e9, 0});
+  for (const double share : {1.0, 0.5, 0.1}) {
+    auto r = test::collective(config::CollectiveOp::AllToAll, config::CollectiveAlgorithm::Hierarchical, 8, n);
+    r.fidelity = config::Fidelity::Fluid;
+    r.ranks_per_node = 4;
+    r.network_share = share;
+    const double expected_s = std::max(share * n / (2 * kNic_Bps), 0.75 * n / kNvlink_Bps);
+    INFO("network share " << share);
+    CHECK(test::simulated_s(platform, r) == Approx(expected_s).epsilon(1e-6));
+  }
 }
