@@ -13,13 +13,9 @@
 
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
-#include "config/FrameworkRegistry.hpp"
 #include "core/Errors.hpp"
 #include "core/Units.hpp"
-#include "kernels/BlockedGemmModel.hpp"
-#include "parallel/BlockCosts.hpp"
-#include "parallel/StageSearch.hpp"
-#include "workload/WorkloadType.hpp"
+#include "parallel/StageProblem.hpp"
 
 namespace clearfog::app {
 
@@ -40,12 +36,12 @@ ConfigError option_error(const std::string& option, const std::string& message) 
   return ConfigError({Diagnostic{SourceLocation{option, 0, 0}, option.substr(2), message}});
 }
 
-struct DeviceKind {
+struct KindOption {
   std::string file;
   int count = 0;
 };
 
-DeviceKind parse_kind(const std::string& text) {
+KindOption parse_kind(const std::string& text) {
   const auto colon = text.rfind(':');
   const std::string count = colon == std::string::npos ? "" : text.substr(colon + 1);
   if (colon == std::string::npos || count.empty() || count.find_first_not_of("0123456789") != std::string::npos ||
@@ -55,7 +51,7 @@ DeviceKind parse_kind(const std::string& text) {
 }
 
 /// Every block of the workload priced on every kind, and the boundary transfers.
-parallel::StageSearchProblem build_problem(const Options& o, const std::vector<DeviceKind>& kinds) {
+parallel::StageSearchProblem build_problem(const Options& o, const std::vector<KindOption>& kinds) {
   const auto dtype = parse_dtype(o.precision);
   if (!dtype) throw option_error("--precision", fmt::format("unknown data type \"{}\"", o.precision));
   double link_Bps = 0;
@@ -65,22 +61,10 @@ parallel::StageSearchProblem build_problem(const Options& o, const std::vector<D
     throw option_error("--link-bandwidth", e.what());
   }
   if (!(link_Bps > 0)) throw option_error("--link-bandwidth", "must be > 0");
-  const auto workload = config::load_workload(o.workload);
-  workload::DescribeOptions describe;
-  describe.micro_batch = o.micro_batch;
-  describe.precision = *dtype;
-  describe.fusions = config::framework_profile(config::kDefaultFramework).fusions;
-  const auto model = workload::workload_type(workload.type).describe(workload, describe);
-  parallel::StageSearchProblem p;
-  p.stages = o.stages;
-  for (const auto& kind : kinds) {
-    const kernels::BlockedGemmModel costs(config::load_accelerator(kind.file));
-    p.layer_s.push_back(parallel::BlockCosts(model, costs).block_times());
-    p.devices.push_back(kind.count);
-  }
-  // Each boundary: the activation forward and its gradient back.
-  for (const auto& block : model.blocks) p.transfer_s.push_back(2 * block.output_B / link_Bps);
-  return p;
+  std::vector<parallel::DeviceKind> devices;
+  for (const auto& kind : kinds) devices.push_back({config::load_accelerator(kind.file), kind.count});
+  return parallel::stage_problem(config::load_workload(o.workload), devices, o.stages, o.micro_batch, *dtype,
+                                 link_Bps);
 }
 
 struct Timed {
@@ -104,7 +88,7 @@ Timed timed(std::string name, const std::function<parallel::SearchResult()>& sea
 
 int run(const Options& o) {
   if (o.accelerators.empty()) throw option_error("--accelerator", "give at least one FILE:COUNT");
-  std::vector<DeviceKind> kinds;
+  std::vector<KindOption> kinds;
   for (const auto& text : o.accelerators) kinds.push_back(parse_kind(text));
   if (o.micro_batch < 1) throw option_error("--micro-batch", fmt::format("must be >= 1, got {}", o.micro_batch));
   if (o.steps < 0 || o.steps > 10'000'000) throw option_error("--steps", "must be between 0 and 10000000");
@@ -140,6 +124,13 @@ int run(const Options& o) {
     std::cout << fmt::format("{:<11}{:>15.3f}{:>11}{:>13}  {}\n", t.name, b * 1e3, gap, t.result->evaluations,
                              parallel::describe_plan(t.result->plan));
     wall += fmt::format("{}{} {:.3f} ms", wall.empty() ? "" : ", ", t.name, t.seconds * 1e3);
+  }
+  // Where the heuristic's plan spends its time: the bottleneck stage and the others' slack.
+  if (const auto& shisha = runs.back().result) {
+    std::string times;
+    for (double t : parallel::stage_times(problem, shisha->plan))
+      times += fmt::format("{}{:.3f}", times.empty() ? "" : " | ", t * 1e3);
+    std::cout << fmt::format("# stage times of the shisha plan (ms): {}\n", times);
   }
   std::cout << std::flush;
   std::cerr << "search time: " << wall << "\n";
