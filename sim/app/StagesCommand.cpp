@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "app/Command.hpp"
@@ -30,6 +31,7 @@ struct Options {
   std::string link = "25 GB/s";
   std::uint64_t seed = 1;
   int steps = 20000;
+  std::string format = "text";
 };
 
 ConfigError option_error(const std::string& option, const std::string& message) {
@@ -62,7 +64,13 @@ parallel::StageSearchProblem build_problem(const Options& o, const std::vector<K
   }
   if (!(link_Bps > 0)) throw option_error("--link-bandwidth", "must be > 0");
   std::vector<parallel::DeviceKind> devices;
-  for (const auto& kind : kinds) devices.push_back({config::load_accelerator(kind.file), kind.count});
+  for (const auto& kind : kinds) {
+    devices.push_back({config::load_accelerator(kind.file), kind.count});
+    if (!devices.back().accelerator.supports(*dtype))
+      throw option_error("--precision", fmt::format("accelerator \"{}\" ({}) has no {} peak; pick a --precision it "
+                                                    "runs (its file's peak keys)",
+                                                    devices.back().accelerator.name, kind.file, o.precision));
+  }
   return parallel::stage_problem(config::load_workload(o.workload), devices, o.stages, o.micro_batch, *dtype,
                                  link_Bps);
 }
@@ -86,6 +94,75 @@ Timed timed(std::string name, const std::function<parallel::SearchResult()>& sea
   return t;
 }
 
+double whole_model_s(const parallel::StageSearchProblem& p, std::size_t kind) {
+  double total = 0;
+  for (double t : p.layer_s[kind]) total += t;
+  return total;
+}
+
+/// The searches' table; the heuristic's plan stage by stage on the last line.
+void print_text(const Options& o, const std::vector<KindOption>& kinds, const parallel::StageSearchProblem& problem,
+                const std::vector<Timed>& runs) {
+  std::cout << fmt::format("# clearfog stages: {} blocks of {} on {} stages, micro-batch {}, links {}\n",
+                           problem.layers(), o.workload, o.stages, o.micro_batch, o.link);
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    std::cout << fmt::format("# k{}: {} x {} (whole model on one: {:.3f} ms)\n", k, kinds[k].count, kinds[k].file,
+                             whole_model_s(problem, k) * 1e3);
+  const auto& optimum = runs.front().result;
+  std::cout << fmt::format("{:<11}{:>15}{:>11}{:>13}  {}\n", "search", "bottleneck(ms)", "vs best", "evaluations",
+                           "plan (blocks [begin,end) on kind)");
+  for (const auto& t : runs) {
+    if (!t.result) {
+      std::cout << fmt::format("{:<11}{:>15}  {}\n", t.name, "-", t.note);
+      continue;
+    }
+    const double b = t.result->plan.bottleneck_s;
+    const std::string gap = optimum ? fmt::format("{:+.1f} %", (b / optimum->plan.bottleneck_s - 1) * 100) : "-";
+    std::cout << fmt::format("{:<11}{:>15.3f}{:>11}{:>13}  {}\n", t.name, b * 1e3, gap, t.result->evaluations,
+                             parallel::describe_plan(t.result->plan));
+  }
+  // Where the heuristic's plan spends its time: the bottleneck stage and the others' slack.
+  if (const auto& shisha = runs.back().result) {
+    std::string times;
+    for (double t : parallel::stage_times(problem, shisha->plan))
+      times += fmt::format("{}{:.3f}", times.empty() ? "" : " | ", t * 1e3);
+    std::cout << fmt::format("# stage times of the shisha plan (ms): {}\n", times);
+  }
+}
+
+/// The same as JSON: the kinds, and each search's bottleneck, gap, effort and plan stage by stage.
+nlohmann::ordered_json to_json(const Options& o, const std::vector<KindOption>& kinds,
+                               const parallel::StageSearchProblem& problem, const std::vector<Timed>& runs) {
+  nlohmann::ordered_json j = {{"workload", o.workload}, {"blocks", problem.layers()}, {"stages", o.stages},
+                              {"micro_batch", o.micro_batch}, {"link_bandwidth", o.link}};
+  j["kinds"] = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    j["kinds"].push_back({{"kind", k}, {"accelerator", kinds[k].file}, {"count", kinds[k].count},
+                          {"whole_model_ms", whole_model_s(problem, k) * 1e3}});
+  j["searches"] = nlohmann::ordered_json::array();
+  const auto& optimum = runs.front().result;
+  for (const auto& t : runs) {
+    nlohmann::ordered_json s = {{"search", t.name}};
+    if (!t.result) {
+      s["skipped"] = t.note;
+      j["searches"].push_back(s);
+      continue;
+    }
+    const auto& plan = t.result->plan;
+    s["bottleneck_ms"] = plan.bottleneck_s * 1e3;
+    s["gap_to_optimum"] = optimum ? nlohmann::ordered_json(plan.bottleneck_s / optimum->plan.bottleneck_s - 1)
+                                  : nlohmann::ordered_json(nullptr);
+    s["evaluations"] = t.result->evaluations;
+    const auto times = parallel::stage_times(problem, plan);
+    s["plan"] = nlohmann::ordered_json::array();
+    for (std::size_t st = 0; st < plan.ends.size(); ++st)
+      s["plan"].push_back({{"begin", st == 0 ? 0 : plan.ends[st - 1]}, {"end", plan.ends[st]},
+                           {"kind", plan.kinds[st]}, {"time_ms", times[st] * 1e3}});
+    j["searches"].push_back(s);
+  }
+  return j;
+}
+
 int run(const Options& o) {
   if (o.accelerators.empty()) throw option_error("--accelerator", "give at least one FILE:COUNT");
   std::vector<KindOption> kinds;
@@ -98,40 +175,16 @@ int run(const Options& o) {
   } catch (const Error& e) {
     throw option_error("--stages", e.what());
   }
-  std::cout << fmt::format("# clearfog stages: {} blocks of {} on {} stages, micro-batch {}, links {}\n",
-                           problem.layers(), o.workload, o.stages, o.micro_batch, o.link);
-  for (std::size_t k = 0; k < kinds.size(); ++k) {
-    double total = 0;
-    for (double t : problem.layer_s[k]) total += t;
-    std::cout << fmt::format("# k{}: {} x {} (whole model on one: {:.3f} ms)\n", k, kinds[k].count, kinds[k].file,
-                             total * 1e3);
-  }
   const std::vector<Timed> runs = {
       timed("exhaustive", [&] { return parallel::exhaustive_search(problem); }),
       timed("annealing", [&] { return parallel::annealing_search(problem, o.seed, o.steps); }),
       timed("shisha", [&] { return parallel::shisha_search(problem); })};
-  const auto& optimum = runs.front().result;
-  std::cout << fmt::format("{:<11}{:>15}{:>11}{:>13}  {}\n", "search", "bottleneck(ms)", "vs best", "evaluations",
-                           "plan (blocks [begin,end) on kind)");
+  if (o.format == "json")
+    std::cout << to_json(o, kinds, problem, runs).dump(2) << '\n';
+  else
+    print_text(o, kinds, problem, runs);
   std::string wall;  // on stderr: stdout stays the same from run to run
-  for (const auto& t : runs) {
-    if (!t.result) {
-      std::cout << fmt::format("{:<11}{:>15}  {}\n", t.name, "-", t.note);
-      continue;
-    }
-    const double b = t.result->plan.bottleneck_s;
-    const std::string gap = optimum ? fmt::format("{:+.1f} %", (b / optimum->plan.bottleneck_s - 1) * 100) : "-";
-    std::cout << fmt::format("{:<11}{:>15.3f}{:>11}{:>13}  {}\n", t.name, b * 1e3, gap, t.result->evaluations,
-                             parallel::describe_plan(t.result->plan));
-    wall += fmt::format("{}{} {:.3f} ms", wall.empty() ? "" : ", ", t.name, t.seconds * 1e3);
-  }
-  // Where the heuristic's plan spends its time: the bottleneck stage and the others' slack.
-  if (const auto& shisha = runs.back().result) {
-    std::string times;
-    for (double t : parallel::stage_times(problem, shisha->plan))
-      times += fmt::format("{}{:.3f}", times.empty() ? "" : " | ", t * 1e3);
-    std::cout << fmt::format("# stage times of the shisha plan (ms): {}\n", times);
-  }
+  for (const auto& t : runs) wall += fmt::format("{}{} {:.3f} ms", wall.empty() ? "" : ", ", t.name, t.seconds * 1e3);
   std::cout << std::flush;
   std::cerr << "search time: " << wall << "\n";
   return kExitOk;
@@ -150,6 +203,7 @@ Command add_stages_command(CLI::App& app) {
   cmd->add_option("--link-bandwidth", o->link, "bandwidth between stages, e.g. \"25 GB/s\" (the default)");
   cmd->add_option("--seed", o->seed, "seed of the simulated annealing (default 1)");
   cmd->add_option("--steps", o->steps, "moves of the simulated annealing (default 20000)");
+  cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return {cmd, [o] { return run(*o); }};
 }
 
