@@ -171,9 +171,11 @@ bool random_move(const StageSearchProblem& p, std::mt19937_64& rng, std::vector<
 }
 
 /// A plan's stage times from the slowest down: plans compare by it lexicographically.
-std::vector<double> stage_ranking(const StageSearchProblem& p, const std::vector<int>& ends,
+std::vector<double> stage_ranking(const Evaluator& evaluate, const std::vector<int>& ends,
                                   const std::vector<int>& kinds) {
-  auto times = stage_times(p, {ends, kinds, 0});
+  std::vector<double> times;
+  for (std::size_t s = 0; s < ends.size(); ++s)
+    times.push_back(evaluate.stage_s(kinds[s], s == 0 ? 0 : ends[s - 1], ends[s]));
   std::sort(times.begin(), times.end(), std::greater<>());
   return times;
 }
@@ -286,7 +288,7 @@ namespace {
 /// stage while the bottleneck stays counts, and the search leaves plateaus.
 StagePlan descend(const StageSearchProblem& problem, Evaluator& evaluate, std::vector<int> kinds) {
   auto ends = evaluate.best_cut(kinds).first;
-  auto rank = stage_ranking(problem, ends, kinds);
+  auto rank = stage_ranking(evaluate, ends, kinds);
   for (bool improved = true; improved;) {
     improved = false;
     auto best_kinds = kinds;
@@ -294,7 +296,7 @@ StagePlan descend(const StageSearchProblem& problem, Evaluator& evaluate, std::v
     auto best_rank = rank;
     const auto consider = [&](const std::vector<int>& candidate) {
       auto cut = evaluate.best_cut(candidate).first;
-      auto r = stage_ranking(problem, cut, candidate);
+      auto r = stage_ranking(evaluate, cut, candidate);
       if (ranks_before(r, best_rank)) {
         best_kinds = candidate;
         best_ends = std::move(cut);

@@ -155,15 +155,15 @@ CommPoint expert_exchange(std::string name, const DescribeOptions& o, const Rout
   const std::size_t n = routed.sent.size();
   const bool deepep = o.moe.dispatcher == config::Dispatcher::DeepEp;
   c.matrix.assign(n, std::vector<double>(n, 0.0));
+  std::vector<double> reached(n, 0.0);  // deepep: tokens of each member that reach member j
+  if (deepep)
+    for (std::size_t j = 0; j < n; ++j)
+      reached[j] = shape.tokens_per_member * reach_probability(routed.member_share[j], shape.experts, shape.top_k);
   double total = 0;
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       const std::size_t to = transpose ? i : j, from = transpose ? j : i;
-      const double tokens = deepep ? (from == to ? 0.0
-                                                 : shape.tokens_per_member *
-                                                       reach_probability(routed.member_share[to], shape.experts,
-                                                                         shape.top_k))
-                                   : routed.sent[from][to];
+      const double tokens = deepep ? (from == to ? 0.0 : reached[to]) : routed.sent[from][to];
       c.matrix[i][j] = bytes_per_token * tokens;
       total += c.matrix[i][j];
     }
