@@ -18,10 +18,6 @@
 namespace clearfog::app {
 namespace {
 
-ConfigError option_error(const std::string& option, const std::string& message) {
-  return ConfigError({Diagnostic{{option, 0, 0}, "", message}});
-}
-
 /// Rows of one table: each row is a simulation of the collective over every rank (13 s for 16384
 /// ranks at fluid fidelity, docs/performance.md); nccl-tests' default 8 B..128 MB by 2 has 25.
 constexpr std::size_t kMaxRows = 1000;

@@ -41,5 +41,6 @@ Command add_report_command(CLI::App& app);
 Command add_cluster_command(CLI::App& app);
 Command add_shard_command(CLI::App& app);
 Command add_stages_command(CLI::App& app);
+Command add_burst_command(CLI::App& app);
 
 }  // namespace clearfog::app

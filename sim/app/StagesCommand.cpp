@@ -25,23 +25,40 @@ namespace {
 struct Options {
   std::string workload;
   std::vector<std::string> accelerators;  // FILE:COUNT
+  std::string platform;                   // or: the kinds and devices of a (mixed) platform
   int stages = 2;
   int micro_batch = 1;
   std::string precision = "bf16";
-  std::string link = "25 GB/s";
+  std::string link;  // empty: the platform's link between nodes, or 25 GB/s
   std::uint64_t seed = 1;
   int steps = 20000;
   std::string format = "text";
 };
 
-ConfigError option_error(const std::string& option, const std::string& message) {
-  return ConfigError({Diagnostic{SourceLocation{option, 0, 0}, option.substr(2), message}});
+struct KindOption {
+  std::string file;  // the accelerator file, or (--platform) the accelerator's name
+  int count = 0;
+  std::optional<config::AcceleratorSpec> spec;  // --platform: loaded with it
+};
+
+/// A platform's kinds of device (platform key `mixed`) and how many devices of each it has.
+std::vector<KindOption> platform_kinds(const config::PlatformSpec& platform) {
+  std::vector<KindOption> kinds;
+  for (int k = 0; k < platform.kind_count(); ++k) {
+    int count = 0;
+    for (int d = 0; d < platform.device_count(); ++d) count += platform.kind_of_device(d) == k;
+    if (count > 0) kinds.push_back({platform.accelerator_of_kind(k).name, count, platform.accelerator_of_kind(k)});
+  }
+  return kinds;
 }
 
-struct KindOption {
-  std::string file;
-  int count = 0;
-};
+/// The link between stages: --link-bandwidth, else the platform's NIC (its node link on one node).
+std::string link_text(const Options& o) {
+  if (!o.link.empty() || o.platform.empty()) return o.link.empty() ? "25 GB/s" : o.link;
+  const auto platform = config::load_platform(o.platform);
+  const double Bps = platform.fabric.nodes > 1 ? platform.fabric.nic.bandwidth_Bps : platform.node.link.bandwidth_Bps;
+  return units::format(Bps, units::Dimension::Bandwidth);
+}
 
 KindOption parse_kind(const std::string& text) {
   const auto colon = text.rfind(':');
@@ -49,7 +66,7 @@ KindOption parse_kind(const std::string& text) {
   if (colon == std::string::npos || count.empty() || count.find_first_not_of("0123456789") != std::string::npos ||
       count.size() > 4 || std::stoi(count) < 1)
     throw option_error("--accelerator", fmt::format("expected FILE:COUNT with a count of 1 to 9999, got \"{}\"", text));
-  return {text.substr(0, colon), std::stoi(count)};
+  return {text.substr(0, colon), std::stoi(count), std::nullopt};
 }
 
 /// Every block of the workload priced on every kind, and the boundary transfers.
@@ -58,14 +75,14 @@ parallel::StageSearchProblem build_problem(const Options& o, const std::vector<K
   if (!dtype) throw option_error("--precision", fmt::format("unknown data type \"{}\"", o.precision));
   double link_Bps = 0;
   try {
-    link_Bps = units::parse(o.link, units::Dimension::Bandwidth);
+    link_Bps = units::parse(link_text(o), units::Dimension::Bandwidth);
   } catch (const units::UnitError& e) {
     throw option_error("--link-bandwidth", e.what());
   }
   if (!(link_Bps > 0)) throw option_error("--link-bandwidth", "must be > 0");
   std::vector<parallel::DeviceKind> devices;
   for (const auto& kind : kinds) {
-    devices.push_back({config::load_accelerator(kind.file), kind.count});
+    devices.push_back({kind.spec ? *kind.spec : config::load_accelerator(kind.file), kind.count});
     if (!devices.back().accelerator.supports(*dtype))
       throw option_error("--precision", fmt::format("accelerator \"{}\" ({}) has no {} peak; pick a --precision it "
                                                     "runs (its file's peak keys)",
@@ -104,7 +121,7 @@ double whole_model_s(const parallel::StageSearchProblem& p, std::size_t kind) {
 void print_text(const Options& o, const std::vector<KindOption>& kinds, const parallel::StageSearchProblem& problem,
                 const std::vector<Timed>& runs) {
   std::cout << fmt::format("# clearfog stages: {} blocks of {} on {} stages, micro-batch {}, links {}\n",
-                           problem.layers(), o.workload, o.stages, o.micro_batch, o.link);
+                           problem.layers(), o.workload, o.stages, o.micro_batch, link_text(o));
   for (std::size_t k = 0; k < kinds.size(); ++k)
     std::cout << fmt::format("# k{}: {} x {} (whole model on one: {:.3f} ms)\n", k, kinds[k].count, kinds[k].file,
                              whole_model_s(problem, k) * 1e3);
@@ -134,7 +151,7 @@ void print_text(const Options& o, const std::vector<KindOption>& kinds, const pa
 nlohmann::ordered_json to_json(const Options& o, const std::vector<KindOption>& kinds,
                                const parallel::StageSearchProblem& problem, const std::vector<Timed>& runs) {
   nlohmann::ordered_json j = {{"workload", o.workload}, {"blocks", problem.layers()}, {"stages", o.stages},
-                              {"micro_batch", o.micro_batch}, {"link_bandwidth", o.link}};
+                              {"micro_batch", o.micro_batch}, {"link_bandwidth", link_text(o)}};
   j["kinds"] = nlohmann::ordered_json::array();
   for (std::size_t k = 0; k < kinds.size(); ++k)
     j["kinds"].push_back({{"kind", k}, {"accelerator", kinds[k].file}, {"count", kinds[k].count},
@@ -164,9 +181,13 @@ nlohmann::ordered_json to_json(const Options& o, const std::vector<KindOption>& 
 }
 
 int run(const Options& o) {
-  if (o.accelerators.empty()) throw option_error("--accelerator", "give at least one FILE:COUNT");
+  if (o.accelerators.empty() == o.platform.empty())
+    throw option_error("--accelerator", fmt::format("give the kinds as --accelerator FILE:COUNT (repeatable) or as "
+                                                    "--platform FILE{}",
+                                                    o.platform.empty() ? "" : ", not both"));
   std::vector<KindOption> kinds;
   for (const auto& text : o.accelerators) kinds.push_back(parse_kind(text));
+  if (!o.platform.empty()) kinds = platform_kinds(config::load_platform(o.platform));
   if (o.micro_batch < 1) throw option_error("--micro-batch", fmt::format("must be >= 1, got {}", o.micro_batch));
   if (o.steps < 0 || o.steps > 10'000'000) throw option_error("--steps", "must be between 0 and 10000000");
   const auto problem = build_problem(o, kinds);
@@ -196,11 +217,14 @@ Command add_stages_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("stages", "search where to cut a pipeline over devices of different kinds");
   cmd->add_option("--workload", o->workload, "workload YAML file")->required();
-  cmd->add_option("--accelerator", o->accelerators, "FILE:COUNT, one per device kind (repeatable)")->required();
+  cmd->add_option("--accelerator", o->accelerators, "FILE:COUNT, one per device kind (repeatable)");
+  cmd->add_option("--platform", o->platform,
+                  "a platform file instead: its kinds of device (key mixed) and their counts, its NIC as the link");
   cmd->add_option("--stages", o->stages, "pipeline stages, one device each (default 2)");
   cmd->add_option("--micro-batch", o->micro_batch, "samples per micro-batch (default 1)");
   cmd->add_option("--precision", o->precision, "training precision (default bf16)");
-  cmd->add_option("--link-bandwidth", o->link, "bandwidth between stages, e.g. \"25 GB/s\" (the default)");
+  cmd->add_option("--link-bandwidth", o->link,
+                  "bandwidth between stages, e.g. \"25 GB/s\" (the default; with --platform, its NIC's)");
   cmd->add_option("--seed", o->seed, "seed of the simulated annealing (default 1)");
   cmd->add_option("--steps", o->steps, "moves of the simulated annealing (default 20000)");
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
       add_shard_command(app),
       add_cluster_command(app),
       add_stages_command(app),
+      add_burst_command(app),
   };
 
   try {

@@ -255,6 +255,13 @@ private:
       if (spec.type != KeyType::Reference) continue;
       auto overrides = std::move(child_overrides_[spec.path]);
       const auto it = references_.find(spec.path);
+      if (it == references_.end() && spec.presence == Presence::Optional) {
+        // An override of a key inside an absent optional document would otherwise vanish.
+        for (const auto& o : overrides)
+          report(override_location(), o.display_key,
+                 fmt::format("\"{}\" is not given, so its keys cannot be overridden; give it first", spec.path));
+        continue;
+      }
       if (it == references_.end()) {
         report(doc_->location_of(spec.path), doc_->display_key(spec.path),
                fmt::format("missing required key \"{}\" ({})", spec.path, expected_text(spec)));

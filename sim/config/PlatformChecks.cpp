@@ -294,6 +294,32 @@ void check_degraded_nics(const ConfigDocument& doc, std::vector<Diagnostic>& out
   }
 }
 
+/// mixed: the accelerator and its nodes come together, each node on the platform and listed once.
+void check_mixed(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  const ConfigValue* listed = doc.find("mixed.nodes");
+  const bool accelerator = doc.child("mixed.accelerator") != nullptr;
+  if (!listed && !accelerator) return;
+  if (!listed) {
+    report(doc, "mixed.accelerator", "give mixed.nodes too: the nodes whose devices are this accelerator", out);
+    return;
+  }
+  if (!accelerator) {
+    report_at(*listed, "give mixed.accelerator too: the accelerator of these nodes' devices", out);
+    return;
+  }
+  if (listed->as_list().empty()) report_at(*listed, "must list at least one node", out);
+  const ConfigValue* nodes = doc.find("fabric.nodes");
+  std::set<std::int64_t> seen;
+  for (const ConfigValue& n : listed->as_list()) {
+    if (nodes && n.as_integer() >= nodes->as_integer())
+      report_at(n, fmt::format("node {} is not on the platform: it has nodes 0 ... {}", n.as_integer(),
+                               nodes->as_integer() - 1),
+                out);
+    if (!seen.insert(n.as_integer()).second)
+      report_at(n, fmt::format("node {} is listed twice", n.as_integer()), out);
+  }
+}
+
 /// A collective cannot occupy every compute unit, nor all of the memory bandwidth.
 void check_interference(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   const ConfigValue* units = doc.find("collectives.interference.units");
@@ -339,6 +365,7 @@ void check_platform(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_node(doc, out);
   check_fabric(doc, out);
   check_degraded_nics(doc, out);
+  check_mixed(doc, out);
   check_interference(doc, out);
 }
 

@@ -95,7 +95,21 @@ KeyTable make_platform_table() {
           {.path = "accelerator",
            .type = KeyType::Reference,
            .referenced_kind = DocumentKind::Accelerator,
-           .description = "The accelerator of every device."},
+           .description = "The accelerator of every device (of every node outside mixed.nodes)."},
+          {.path = "mixed.accelerator",
+           .type = KeyType::Reference,
+           .referenced_kind = DocumentKind::Accelerator,
+           .presence = Presence::Optional,
+           .description = "A second kind of device: the accelerator of the nodes in mixed.nodes (a "
+                          "heterogeneous pipeline, docs/heterogeneous-pipelines.md). Absent: every node has "
+                          "`accelerator`."},
+          {.path = "mixed.nodes",
+           .type = KeyType::Integer,
+           .presence = Presence::Optional,
+           .constraint = Constraint::NonNegative,
+           .counts = "node",
+           .description = "Nodes (0 ... fabric.nodes-1) whose devices are mixed.accelerator; given with it.",
+           .list = true},
 
           // The node.
           {.path = "node.devices",

@@ -222,6 +222,12 @@ struct CollectiveCalibration {
   }
 };
 
+/// A second kind of device on some nodes (`mixed`): docs/heterogeneous-pipelines.md.
+struct MixedNodes {
+  std::vector<int> nodes;  // nodes whose devices are `accelerator`
+  AcceleratorSpec accelerator;
+};
+
 struct PlatformSpec {
   std::string name;
   std::string source;
@@ -232,8 +238,24 @@ struct PlatformSpec {
   NodeSpec node;
   FabricSpec fabric;
   CollectiveCalibration collectives;
+  std::optional<MixedNodes> mixed;
 
   [[nodiscard]] int device_count() const { return fabric.nodes * node.devices; }
+  /// Kinds of device: 1, or 2 with `mixed` (kind 0: `accelerator`, kind 1: mixed.accelerator).
+  [[nodiscard]] int kind_count() const { return mixed ? 2 : 1; }
+  [[nodiscard]] int kind_of_device(int device) const {
+    if (!mixed) return 0;
+    const int n = device / node.devices;
+    for (const int m : mixed->nodes)
+      if (m == n) return 1;
+    return 0;
+  }
+  [[nodiscard]] const AcceleratorSpec& accelerator_of_kind(int kind) const {
+    return kind == 1 && mixed ? mixed->accelerator : accelerator;
+  }
+  [[nodiscard]] const AcceleratorSpec& accelerator_of_device(int device) const {
+    return accelerator_of_kind(kind_of_device(device));
+  }
 };
 
 }  // namespace clearfog::config

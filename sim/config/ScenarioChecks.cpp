@@ -299,9 +299,11 @@ void check_scenario(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   }
 
   const ConfigValue* precision = doc.find("training.precision");
-  const ConfigDocument* accelerator = platform ? platform->child("accelerator") : nullptr;
-  if (precision && accelerator && accelerator->complete() &&
-      !accelerator->find("peak." + precision->as_string())) {
+  for (const char* key : {"accelerator", "mixed.accelerator"}) {
+    const ConfigDocument* accelerator = platform ? platform->child(key) : nullptr;
+    if (!precision || !accelerator || !accelerator->complete() ||
+        accelerator->find("peak." + precision->as_string()))
+      continue;
     const auto* name = accelerator->find("name");
     report(doc, "training.precision",
            fmt::format("the accelerator \"{}\" has no peak for {} (no peak.{} in {}); allowed: {}",

@@ -189,6 +189,13 @@ PlatformSpec build_platform(const ConfigDocument& document) {
   spec.node = build_node(document);
   spec.fabric = build_fabric(document);
   spec.collectives = build_collectives(document);
+  if (const ConfigDocument* mixed = document.child("mixed.accelerator")) {
+    MixedNodes m;
+    m.accelerator = build_accelerator(*mixed);
+    if (const ConfigValue* nodes = document.find("mixed.nodes"))
+      for (const ConfigValue& n : nodes->as_list()) m.nodes.push_back(static_cast<int>(n.as_integer()));
+    spec.mixed = std::move(m);
+  }
   return spec;
 }
 

@@ -26,4 +26,8 @@ static std::string join_diagnostics(const std::vector<Diagnostic>& diagnostics) 
 ConfigError::ConfigError(std::vector<Diagnostic> diagnostics)
     : Error(join_diagnostics(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
+ConfigError option_error(const std::string& option, const std::string& message) {
+  return ConfigError({Diagnostic{SourceLocation{option, 0, 0}, "", message}});
+}
+
 }  // namespace clearfog

@@ -40,6 +40,9 @@ private:
   std::vector<Diagnostic> diagnostics_;
 };
 
+/// A bad command-line option: "--devices: 7 devices cannot share ...", exit 2 like any bad input.
+ConfigError option_error(const std::string& option, const std::string& message);
+
 /// A run that would need more than the memory it may use (`clearfog run --max-memory`), refused
 /// before it starts; the message gives the estimate and what would make the run smaller.
 class BudgetError : public Error {

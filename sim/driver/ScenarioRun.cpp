@@ -107,15 +107,6 @@ private:
   std::shared_ptr<std::map<std::vector<int>, TuningTable>> tables_;  // shared by copies of the function
 };
 
-/// Collectives over any device group (tensor, data-parallel, ZeRO and pipeline groups).
-parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cluster,
-                                             const config::ScenarioSpec& scenario,
-                                             std::shared_ptr<collectives::CollectiveLog> log) {
-  parallel::GroupCollectives c;
-  c.endpoints = cluster.endpoint_count();
-  c.request = GroupRequests(cluster, scenario, std::move(log));
-  return c;
-}
 
 parallel::PlanOptions plan_options(const config::ScenarioSpec& scenario) {
   parallel::PlanOptions options;
@@ -136,6 +127,15 @@ parallel::StepPlan plan_or_import(const config::ScenarioSpec& scenario, const ke
 }
 
 }  // namespace
+
+parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cluster,
+                                             const config::ScenarioSpec& scenario,
+                                             std::shared_ptr<collectives::CollectiveLog> log) {
+  parallel::GroupCollectives c;
+  c.endpoints = cluster.endpoint_count();
+  c.request = GroupRequests(cluster, scenario, std::move(log));
+  return c;
+}
 
 ScenarioPlan plan_scenario(const config::ScenarioSpec& scenario) {
   ScenarioPlan plan;

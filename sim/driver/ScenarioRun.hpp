@@ -10,8 +10,13 @@
 #include "driver/RunWatch.hpp"
 #include "engine/ReplayOptions.hpp"
 #include "engine/SimulationResult.hpp"
+#include "parallel/GroupCollectives.hpp"
 #include "parallel/StepPlan.hpp"
 #include "report/StepMetrics.hpp"
+
+namespace clearfog::topology {
+class ClusterTopology;
+}
 
 namespace clearfog::driver {
 
@@ -39,6 +44,12 @@ struct ScenarioPlan {
   std::shared_ptr<collectives::CollectiveLog> collectives;
 };
 ScenarioPlan plan_scenario(const config::ScenarioSpec& scenario);
+
+/// Collectives over any device group of `cluster` (tensor, data-parallel, ZeRO and pipeline
+/// groups, burst-parallel layers), chosen as `scenario`'s collectives section says.
+parallel::GroupCollectives group_collectives(const topology::ClusterTopology& cluster,
+                                             const config::ScenarioSpec& scenario,
+                                             std::shared_ptr<collectives::CollectiveLog> log);
 
 ScenarioRun run_scenario(const config::ScenarioSpec& scenario, const RunOptions& options = {});
 

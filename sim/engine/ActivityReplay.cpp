@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <utility>
 
 #include "core/Errors.hpp"
 #include "core/Units.hpp"
@@ -114,30 +115,13 @@ void ActivityReplay::try_start(std::uint32_t s, std::uint32_t op) {
 
 void ActivityReplay::begin(std::uint32_t s, std::uint32_t op) {
   Slot& slot = slots_[s];
-  const bool compute = slot.program->kind(op) == OpKind::Compute;
+  if (slot.program->kind(op) == OpKind::Compute) {
+    if (!hold_for_device(s, op)) start_compute(s, op);
+    return;
+  }
   const double seconds = slot.program->seconds(op);
   if (interferes(*slot.program, op)) change_comms(s, +1);
   slot.timings[op].start_s = now();
-  // Interference: compute runs slower while a collective is under way beside it (factor 1: the
-  // plain timer below, so that times stay exactly what they were).
-  if (compute && seconds > 0 && plan_.compute_slowdown_under_comm != 1.0 &&
-      slot.program->stream(op) == program::Stream::Compute) {
-    slot.running = {op, seconds, now(), nullptr};
-    time_running_compute(s);
-    return;
-  }
-  // Compute ops never share a device's compute stream, so a timer is exact where an Exec would be.
-  if (compute) {
-    if (seconds > 0)
-      simgrid::kernel::timer::Timer::set(now() + seconds, [this, s, op] {
-        if (stopped_) return;
-        finished_.emplace_back(s, op);
-        drain();
-      });
-    else
-      finished_.emplace_back(s, op);
-    return;
-  }
   if (seconds > 0)
     simgrid::kernel::timer::Timer::set(now() + seconds, [this, s, op] {
       if (stopped_) return;
@@ -146,6 +130,76 @@ void ActivityReplay::begin(std::uint32_t s, std::uint32_t op) {
     });
   else
     post(s, op);
+}
+
+void ActivityReplay::start_compute(std::uint32_t s, std::uint32_t op) {
+  Slot& slot = slots_[s];
+  const double seconds = slot.program->seconds(op);
+  const auto stream = slot.program->stream(op);
+  if (stream == program::Stream::Compute) slot.device.foreground_busy = true;
+  if (stream == program::Stream::Background) slot.device.background_busy = true;
+  slot.timings[op].start_s = now();
+  // Interference: compute runs slower while a collective is under way beside it (factor 1: the
+  // plain timer below, so that times stay exactly what they were).
+  if (seconds > 0 && plan_.compute_slowdown_under_comm != 1.0 && stream == program::Stream::Compute) {
+    slot.running = {op, seconds, now(), nullptr};
+    time_running_compute(s);
+    return;
+  }
+  // A device runs one compute stream's kernel at a time (the background one only in the
+  // foreground's gaps), so a timer is exact where an Exec would be.
+  if (seconds > 0)
+    simgrid::kernel::timer::Timer::set(now() + seconds, [this, s, op] {
+      if (stopped_) return;
+      finished_.emplace_back(s, op);
+      drain();
+    });
+  else
+    finished_.emplace_back(s, op);
+}
+
+bool ActivityReplay::hold_for_device(std::uint32_t s, std::uint32_t op) {
+  auto& device = slots_[s].device;
+  switch (slots_[s].program->stream(op)) {
+    case program::Stream::Compute:
+      if (!device.background_busy) return false;
+      device.foreground_held = op;
+      return true;
+    case program::Stream::Background:
+      device.background_held = op;
+      if (!device.foreground_busy && device.foreground_held == kNone) idle_devices_.push_back(s);
+      return true;
+    default: return false;
+  }
+}
+
+/// Compute op `op` of slot `s` ended: the device passes to the held foreground kernel, else (once
+/// this instant's events are handled) to the held background one.
+void ActivityReplay::release_device(std::uint32_t s, std::uint32_t op) {
+  auto& device = slots_[s].device;
+  const auto stream = slots_[s].program->stream(op);
+  if (stream == program::Stream::Compute) device.foreground_busy = false;
+  if (stream == program::Stream::Background) {
+    device.background_busy = false;
+    if (device.foreground_held != kNone) {
+      const std::uint32_t held = std::exchange(device.foreground_held, kNone);
+      start_compute(s, held);
+      return;
+    }
+  }
+  if (device.background_held != kNone) idle_devices_.push_back(s);
+}
+
+void ActivityReplay::start_idle_background() {
+  std::vector<std::uint32_t> idle;
+  idle.swap(idle_devices_);
+  for (const std::uint32_t s : idle) {
+    auto& device = slots_[s].device;
+    if (device.foreground_busy || device.background_busy || device.foreground_held != kNone ||
+        device.background_held == kNone)
+      continue;
+    start_compute(s, std::exchange(device.background_held, kNone));
+  }
 }
 
 void ActivityReplay::time_running_compute(std::uint32_t s) {
@@ -244,11 +298,14 @@ void ActivityReplay::transfer_done(std::uint32_t s, std::uint32_t op) {
 }
 
 void ActivityReplay::drain() {
-  while (!finished_.empty()) {
-    const auto [s, op] = finished_.back();
-    finished_.pop_back();
-    complete(s, op);
-  }
+  do {
+    while (!finished_.empty()) {
+      const auto [s, op] = finished_.back();
+      finished_.pop_back();
+      complete(s, op);
+    }
+    if (!idle_devices_.empty()) start_idle_background();
+  } while (!finished_.empty());
 }
 
 /// `op` ended: the next op of its stream becomes the head, and the ops waiting for it try again.
@@ -257,6 +314,7 @@ void ActivityReplay::complete(std::uint32_t s, std::uint32_t op) {
   slot.ops[op].done = 1;
   slot.timings[op].end_s = now();
   if ((++ops_done_ & 0xfff) == 0) check_clock();
+  if (slot.program->kind(op) == OpKind::Compute) release_device(s, op);
   const auto stream = slot.program->stream(op);
   if (interferes(*slot.program, op)) change_comms(s, -1);
   std::uint32_t next = op + 1;

@@ -82,6 +82,13 @@ private:
       double remaining_s = 0, since_s = 0;
       simgrid::kernel::timer::Timer* timer = nullptr;
     } running;
+    /// The device shared with a background job (Stream::Background): which kernel runs, and the
+    /// one of each priority that is ready but held back.
+    struct Multiplex {
+      bool foreground_busy = false, background_busy = false;
+      std::uint32_t foreground_held = std::numeric_limits<std::uint32_t>::max();
+      std::uint32_t background_held = std::numeric_limits<std::uint32_t>::max();
+    } device;
   };
   struct Flow {
     std::uint32_t send_slot = 0, send_op = 0, recv_slot = 0, recv_op = 0;
@@ -91,6 +98,15 @@ private:
   void start_streams();
   void try_start(std::uint32_t s, std::uint32_t op);
   void begin(std::uint32_t s, std::uint32_t op);
+  /// Multiplexing: whether a compute op of the Compute or Background stream must wait for the
+  /// device (it is then held); a background kernel waits at least until the event being handled
+  /// (a timer or a comm completion, with everything it releases) is done, so that foreground
+  /// kernels released by the same event go first. One released by another event of the same
+  /// instant, handled later, waits for that background kernel (docs/engine.md, rule 2).
+  bool hold_for_device(std::uint32_t s, std::uint32_t op);
+  void release_device(std::uint32_t s, std::uint32_t op);
+  void start_idle_background();
+  void start_compute(std::uint32_t s, std::uint32_t op);
   /// Interference: a compute op at the rate the slot's collectives leave it, and the change of that
   /// rate when the first starts or the last ends (docs/frameworks.md).
   void time_running_compute(std::uint32_t s);
@@ -110,6 +126,7 @@ private:
   ReplayOptions options_;
   std::vector<Slot> slots_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> finished_;  // ops done, to release
+  std::vector<std::uint32_t> idle_devices_;  // slots whose held background kernel may now start
   std::vector<Flow> flows_;
   std::vector<std::uint32_t> free_flows_;
   simgrid::s4u::CommPtr releasing_;  // the comm whose completion is being handled

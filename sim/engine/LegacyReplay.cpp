@@ -136,6 +136,11 @@ SimulationResult simulate_legacy(const topology::ClusterTopology& topology, cons
   if (plan.compute_slowdown_under_comm != 1.0)
     throw SimulationError("the legacy replay does not model compute-communication interference; the platform's "
                           "collectives.interference must be 0 for it");
+  for (const auto& program : plan.ranks)
+    for (program::OpIndex i = 0; i < program.size(); ++i)
+      if (program.stream(i) == program::Stream::Background)
+        throw SimulationError("the legacy replay does not multiplex background jobs on a device; use the default "
+                              "replay");
   if (plan.rank_count() > topology.endpoint_count())
     throw SimulationError(fmt::format("plan has {} ranks but the platform only {} endpoints", plan.rank_count(),
                                       topology.endpoint_count()));

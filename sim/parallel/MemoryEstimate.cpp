@@ -159,7 +159,9 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
     if (training.recompute == config::Recompute::Full) m.buffers_B += largest_checkpointed;
     // ZeRO-3 gathers one block's parameters at a time, with the next one prefetched.
     if (par.zero_stage >= 3 && par.dp > 1) m.buffers_B += 2 * per_param.weights * largest_block;
+    // A mixed platform: the smaller memory of its two kinds (any stage may sit on either).
     m.capacity_B = scenario.platform.accelerator.memory_capacity_B;
+    if (scenario.platform.mixed) m.capacity_B = std::min(m.capacity_B, scenario.platform.mixed->accelerator.memory_capacity_B);
     if (s == 0 || m.total_B() > worst.total_B()) worst = m;
   }
   return worst;

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/Errors.hpp"
+#include "kernels/BlockedGemmModel.hpp"
 #include "parallel/GridSymmetries.hpp"
 #include "workload/TransformerModel.hpp"
 #include "workload/WorkloadType.hpp"
@@ -77,6 +78,7 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
 StepPlan StepPlanner::plan() {
   assign_blocks();
   price_stages();
+  if (scenario_.platform.mixed) price_mixed_kind();
   step_.tp = tp_;
   step_.pp = pp_;
   step_.virtual_stages = v_;
@@ -225,6 +227,35 @@ void StepPlanner::price_stages() {
               {workload::TransformerModel::optimizer_step(stage_parameters_[slowest], adam, training.precision,
                                                           update_dtype, scenario_.framework.optimizer)},
               "optimizer", 1);
+}
+
+void StepPlanner::price_mixed_kind() {
+  // The same blocks on the second kind, with the same framework's kernel-time factor; the
+  // partition, the kernel table and the figures above stay the first kind's.
+  const auto& training = scenario_.training;
+  const auto& accelerator = scenario_.platform.mixed->accelerator;
+  mixed_kernels_ = std::make_unique<kernels::BlockedGemmModel>(accelerator);
+  mixed_stack_ = std::make_unique<kernels::ScaledCostModel>(*mixed_kernels_, scenario_.framework.kernel_time_factor);
+  mixed_costs_ = std::make_unique<BlockCosts>(model_, *mixed_stack_);
+  counterpart_.clear();
+  for (std::size_t b = 0; b < model_.blocks.size(); ++b)
+    for (const bool forward : {true, false}) {
+      const auto& mine = forward ? costs_.of(b).forward : costs_.of(b).backward;
+      const auto& theirs = forward ? mixed_costs_->of(b).forward : mixed_costs_->of(b).backward;
+      for (std::size_t i = 0; i < mine.size(); ++i) counterpart_[&mine[i]] = &theirs[i];
+    }
+  mixed_accumulate_s_.assign(model_.blocks.size(), 0.0);
+  if (!training.grad_accumulation_fusion && m_ > 1)
+    for (std::size_t b = 0; b < model_.blocks.size(); ++b)
+      mixed_accumulate_s_[b] = mixed_costs_->accumulation_s(b, own_params_[b], training.precision);
+  const DType update_dtype = accelerator.supports(DType::fp32) ? DType::fp32 : training.precision;
+  mixed_optimizer_s_.assign(static_cast<std::size_t>(pp_), 0.0);
+  for (int s = 0; s < pp_; ++s)
+    mixed_optimizer_s_[s] = mixed_stack_
+                                ->cost(workload::TransformerModel::optimizer_step(
+                                    stage_parameters_[s], training.optimizer == config::Optimizer::Adam,
+                                    training.precision, update_dtype, scenario_.framework.optimizer))
+                                .time_s;
 }
 
 schedule::PassTimes StepPlanner::ideal_pass_times() const {

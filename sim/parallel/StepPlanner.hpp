@@ -14,6 +14,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <memory>
 #include <vector>
 
 #include "collectives/TagAllocator.hpp"
@@ -125,7 +127,8 @@ private:
   /// A block's pass on every replica of the stage: compute ops (each replica its own time: expert
   /// ranks differ) and the collectives between them.
   void run_segments(const std::vector<PricedSegment>& segments, program::Category category,
-                    const std::string& prefix, double extra_s, BackwardPart part = BackwardPart::Whole);
+                    const std::string& prefix, const std::vector<double>& extra_s,
+                    BackwardPart part = BackwardPart::Whole);
   /// One compute op per member of every replica after its latest op (and, unless told otherwise,
   /// after the ZeRO-3 gather its unit waits for).
   void compute(program::Category category, const std::string& name, const std::vector<double>& seconds,
@@ -139,6 +142,16 @@ private:
                                                   BackwardPart part = BackwardPart::Whole) const;
   [[nodiscard]] std::vector<double> pass_times(std::size_t block, bool forward,
                                                BackwardPart part = BackwardPart::Whole) const;
+  /// Per replica of the stage being laid out, on its kind of device (platform.mixed): the
+  /// block's selective recomputation, and `scale` times its unfused gradient accumulation.
+  [[nodiscard]] std::vector<double> selective_times(std::size_t block) const;
+  [[nodiscard]] std::vector<double> accumulate_times(std::size_t block, double scale) const;
+  /// Whether replica d of the stage being laid out runs on the platform's second kind of device.
+  [[nodiscard]] bool mixed_replica(int d) const {
+    return static_cast<std::size_t>(d) < replica_kind_.size() && replica_kind_[static_cast<std::size_t>(d)] == 1;
+  }
+  /// Mixed platforms: the second kind's prices, and the counterpart of each first-kind segment.
+  void price_mixed_kind();
   static void add_times(std::vector<double>& into, const std::vector<double>& more, double scale = 1);
   void receive(int stage, int d, int direction, int from_chunk, int mb, const std::string& name);
   void send(int stage, int d, int direction, int chunk, int to_chunk, int mb, const std::string& name);
@@ -238,6 +251,16 @@ private:
   std::vector<TiedCopy> tied_;
   std::vector<double> stage_parameters_;               // per stage: what each device's optimizer updates
   std::vector<double> optimizer_s_;                    // per stage
+
+  // A mixed platform's second kind of device (platform.mixed): its kernel prices, each first-kind
+  // segment's counterpart there, its accumulation and optimizer times, and the kind of each
+  // replica of the stage being laid out (that of its first tensor rank).
+  std::unique_ptr<kernels::KernelCostModel> mixed_kernels_;
+  std::unique_ptr<kernels::ScaledCostModel> mixed_stack_;
+  std::unique_ptr<BlockCosts> mixed_costs_;
+  std::unordered_map<const PricedSegment*, const PricedSegment*> counterpart_;
+  std::vector<double> mixed_accumulate_s_, mixed_optimizer_s_;
+  std::vector<int> replica_kind_;
 
   // Per stage being laid out: each replica's tensor group and its members' latest compute op.
   std::vector<std::vector<int>> members_;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "core/Errors.hpp"
 #include "parallel/StepPlanner.hpp"
 
 namespace clearfog::parallel::detail {
@@ -20,9 +21,17 @@ using Pass = schedule::PipelineStep::Pass;
 void StepPlanner::lay_out_stage(int s) {
   members_.assign(static_cast<std::size_t>(dp_), {});
   last_.assign(static_cast<std::size_t>(dp_), {});
+  replica_kind_.assign(static_cast<std::size_t>(dp_), 0);
   for (int d = 0; d < dp_; ++d) {
     members_[d] = grid_.tensor_group(d, s);
     for (int r : members_[d]) step_.stage_of_rank[r] = s;
+    replica_kind_[d] = scenario_.platform.kind_of_device(members_[d].front());
+    for (int r : members_[d])
+      if (scenario_.platform.kind_of_device(r) != replica_kind_[d])
+        throw Error(fmt::format("the tensor group of devices {} to {} spans both kinds of device of the mixed "
+                                "platform; its ranks must share one kind (keep tensor groups inside nodes, or list "
+                                "their nodes together in platform.mixed.nodes)",
+                                members_[d].front(), members_[d].back()));
   }
   const auto order = schedule::pipeline_order(schedule_, shape_, s);
   // Each local chunk's first and last passes that complete gradients (a whole backward or a W):
@@ -95,10 +104,26 @@ std::vector<double> StepPlanner::replica_times(const PricedSegment& segment, Bac
   const auto time = [&](double whole, double weight) {
     return part == BackwardPart::Whole ? whole : part == BackwardPart::Input ? whole - weight : weight;
   };
-  std::vector<double> t(static_cast<std::size_t>(dp_), time(segment.time_s, segment.weight_s));
-  if (!segment.time_by_expert_rank.empty())
-    for (int d = 0; d < dp_; ++d)
-      t[d] = time(segment.time_by_expert_rank[d % ep_], segment.weight_by_expert_rank[d % ep_]);
+  std::vector<double> t(static_cast<std::size_t>(dp_), 0.0);
+  for (int d = 0; d < dp_; ++d) {
+    const PricedSegment& g = mixed_replica(d) ? *counterpart_.at(&segment) : segment;
+    t[d] = g.time_by_expert_rank.empty() ? time(g.time_s, g.weight_s)
+                                         : time(g.time_by_expert_rank[d % ep_], g.weight_by_expert_rank[d % ep_]);
+  }
+  return t;
+}
+
+std::vector<double> StepPlanner::selective_times(std::size_t block) const {
+  std::vector<double> t(static_cast<std::size_t>(dp_), costs_.of(block).selective_s);
+  for (int d = 0; d < dp_; ++d)
+    if (mixed_replica(d)) t[d] = mixed_costs_->of(block).selective_s;
+  return t;
+}
+
+std::vector<double> StepPlanner::accumulate_times(std::size_t block, double scale) const {
+  std::vector<double> t(static_cast<std::size_t>(dp_), scale * accumulate_s_[block]);
+  for (int d = 0; d < dp_; ++d)
+    if (mixed_replica(d)) t[d] = scale * mixed_accumulate_s_[block];
   return t;
 }
 
@@ -138,7 +163,8 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
     const std::string name = fmt::format("mb{}.{}.fwd", mb, model_.blocks[b].name);
     double params = 0;
     for (const auto& p : own_params_[b]) params += p.elements;
-    unit(s, params, name, [&] { run_segments(costs_.of(b).forward, Category::Forward, name, 0.0); });
+    const std::vector<double> none(static_cast<std::size_t>(dp_), 0.0);
+    unit(s, params, name, [&] { run_segments(costs_.of(b).forward, Category::Forward, name, none); });
     ++b;
   }
 }
@@ -158,8 +184,8 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
     if (options_.fuse_chunk_layers && model_.blocks[last].checkpointable) {
       std::size_t first = last;
       while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
-      double params = 0, selective_s = 0;
-      std::vector<double> forward_s = zeros, backward_s = zeros;
+      double params = 0;
+      std::vector<double> forward_s = zeros, backward_s = zeros, selective_s = zeros;
       std::vector<workload::CommPoint> forward_points, backward_points;
       for (std::size_t b = first; b <= last; ++b) {
         for (const auto& p : own_params_[b]) params += p.elements;
@@ -168,15 +194,15 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
         for (const auto& seg : price.backward) backward_points.push_back(seg.comm);
         add_times(forward_s, pass_times(b, true));
         add_times(backward_s, pass_times(b, false, part));
-        for (auto& t : backward_s) t += accumulating * accumulate_s_[b];
-        selective_s += price.selective_s;
+        add_times(backward_s, accumulate_times(b, accumulating));
+        add_times(selective_s, selective_times(b));
       }
       unit(s, params, prefix + ".layers" + bwd, [&] {
         if (recompute == config::Recompute::Full) {
           compute(Category::Recompute, prefix + ".layers.recompute", forward_s);
           collectives(forward_points, prefix + ".tp.recompute");
-        } else if (recompute == config::Recompute::Selective && selective_s > 0) {
-          compute(Category::Recompute, prefix + ".layers.recompute", std::vector<double>(zeros.size(), selective_s));
+        } else if (recompute == config::Recompute::Selective && selective_s != zeros) {
+          compute(Category::Recompute, prefix + ".layers.recompute", selective_s);
         }
         compute(Category::Backward, prefix + ".layers" + bwd, backward_s);
         collectives(backward_points, prefix + ".tp.bwd");
@@ -193,10 +219,10 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
     for (const auto& p : own_params_[last]) params += p.elements;
     unit(s, params, name + bwd, [&] {
       if (recompute == config::Recompute::Full && block.checkpointable)
-        run_segments(price.forward, Category::Recompute, name + ".re", 0.0);
-      else if (recompute == config::Recompute::Selective && price.selective_s > 0)
-        compute(Category::Recompute, name + ".re.core", std::vector<double>(zeros.size(), price.selective_s));
-      run_segments(price.backward, Category::Backward, name + bwd, accumulating * accumulate_s_[last], part);
+        run_segments(price.forward, Category::Recompute, name + ".re", zeros);
+      else if (recompute == config::Recompute::Selective && selective_times(last) != zeros)
+        compute(Category::Recompute, name + ".re.core", selective_times(last));
+      run_segments(price.backward, Category::Backward, name + bwd, accumulate_times(last, accumulating), part);
       if (gradients_done) record_gradients(last, units_);
     });
     end = last;
@@ -219,7 +245,7 @@ void StepPlanner::weight_chunk(int s, int k, int mb) {
     std::vector<double> seconds = zeros;
     for (std::size_t b = first; b < end; ++b) {
       add_times(seconds, pass_times(b, false, BackwardPart::Weight));
-      for (auto& t : seconds) t += accumulating * accumulate_s_[b];
+      add_times(seconds, accumulate_times(b, accumulating));
     }
     const std::string name =
         end - first > 1 || options_.fuse_chunk_layers ? prefix + ".layers.wgrad"
@@ -232,7 +258,7 @@ void StepPlanner::weight_chunk(int s, int k, int mb) {
 }
 
 void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Category category,
-                               const std::string& prefix, double extra_s, BackwardPart part) {
+                               const std::string& prefix, const std::vector<double>& extra_s, BackwardPart part) {
   // Segments run back to back share one compute op until a collective separates them.
   struct Group {
     std::string name;
@@ -256,15 +282,15 @@ void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Categ
   std::size_t last_computing = groups.size();
   for (std::size_t i = 0; i < groups.size(); ++i)
     if (groups[i].kernels > 0) last_computing = i;
-  if (last_computing == groups.size() && extra_s > 0) {  // nothing else to carry it
+  const bool extra = std::any_of(extra_s.begin(), extra_s.end(), [](double t) { return t > 0; });
+  if (last_computing == groups.size() && extra) {  // nothing else to carry it
     groups.back().kernels = 1;
     last_computing = groups.size() - 1;
   }
   for (std::size_t i = 0; i < groups.size(); ++i) {
     auto& g = groups[i];
     if (g.kernels > 0) {
-      if (i == last_computing)
-        for (auto& t : g.time_s) t += extra_s;
+      if (i == last_computing) add_times(g.time_s, extra_s);
       compute(category, computing > 1 ? prefix + "." + g.name : prefix, g.time_s);
     }
     if (g.comm) collectives({*g.comm}, prefix + "." + g.comm->name);

@@ -148,7 +148,9 @@ void StepPlanner::optimizer_steps() {
       std::map<int, OpIndex> opt;  // rank -> its optimizer op
       for (int d = 0; d < dp_; ++d) {
         const int r = grid_.rank(d, s, t);
-        opt[r] = step_.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "optimizer", optimizer_s_[s],
+        const double optimizer_s =
+            scenario_.platform.kind_of_device(r) == 1 ? mixed_optimizer_s_[s] : optimizer_s_[s];
+        opt[r] = step_.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "optimizer", optimizer_s,
                                                  synced_[r]);
         // Once per iteration the host loads the next batch and logs (FrameworkProfile::host_per_iteration_s).
         if (const double host_s = scenario_.framework.host_per_iteration_s; host_s > 0)

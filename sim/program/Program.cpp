@@ -16,6 +16,7 @@ std::string_view stream_name(Stream s) {
     case Stream::Gather: return "gather";
     case Stream::P2p: return "p2p";
     case Stream::P2pReverse: return "p2p-reverse";
+    case Stream::Background: return "background";
   }
   return "?";
 }

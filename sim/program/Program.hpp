@@ -36,8 +36,11 @@ using OpIndex = std::uint32_t;
 /// P2p: pipeline sends of frameworks that give them a communicator of their own (P2pMode::Async).
 /// P2pReverse: the pipeline sends of DualPipe's second direction (micro-batches entering at the
 /// last stage), a FIFO apart from the first direction's.
-enum class Stream : std::uint8_t { Compute, Comm, Gather, P2p, P2pReverse };
-inline constexpr int kStreamCount = 5;
+/// Background: a lower-priority job's kernels multiplexed on the device (DeepPool): one runs only
+/// while no Compute-stream kernel runs or waits, and a Compute kernel that becomes ready while one
+/// runs waits for it to end (kernels are not preempted). docs/burst-parallelism.md.
+enum class Stream : std::uint8_t { Compute, Comm, Gather, P2p, P2pReverse, Background };
+inline constexpr int kStreamCount = 6;
 
 enum class OpKind : std::uint8_t { Compute, Exchange };
 

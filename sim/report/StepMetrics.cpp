@@ -37,7 +37,12 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.parameters = step.parameters;
   m.expert_load = step.expert_load;
   m.model_flops = step.model_flops;
+  // A mixed platform: the mean of its devices' peaks, so that MFU is model FLOPs over all of them.
   m.peak_flops_per_device = scenario.platform.accelerator.peak(training.precision);
+  if (const auto& mixed = scenario.platform.mixed) {
+    const double share = static_cast<double>(mixed->nodes.size()) / scenario.platform.fabric.nodes;
+    m.peak_flops_per_device = (1 - share) * m.peak_flops_per_device + share * mixed->accelerator.peak(training.precision);
+  }
   m.mfu = m.model_flops / (m.step_time_s * devices * m.peak_flops_per_device);
   m.flops_known = step.flops_known;
   m.described = step.described;

@@ -42,19 +42,20 @@ std::string imported_breakdown(const StepMetrics& m) {
   return o;
 }
 
-}  // namespace
-
-std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics& m) {
+/// What ran: the scenario, its platform (and second kind of device), workload, batch and framework.
+std::string header_text(const config::ScenarioSpec& s, const StepMetrics& m) {
   const auto& acc = s.platform.accelerator;
   const auto& w = s.workload;
   const auto& tr = s.training;
   std::string o;
   auto line = [&o](std::string_view label, const std::string& value) { o += fmt::format("  {:<24}{}\n", label, value); };
-
   o += fmt::format("clearfog {} — scenario {}\n", CLEARFOG_VERSION, s.name);
   line("platform", fmt::format("{}: {} x {}, {} links of {} per direction", s.platform.name,
                                s.platform.device_count(), acc.name, config::node_topology_name(s.platform.node.topology),
                                units::format(s.platform.node.link.bandwidth_Bps, Dimension::Bandwidth)));
+  if (const auto& mixed = s.platform.mixed)
+    line("mixed", fmt::format("the {} devices of nodes {} are {}", mixed->nodes.size() * s.platform.node.devices,
+                              fmt::join(mixed->nodes, ", "), mixed->accelerator.name));
   line("workload", m.described ? fmt::format("{} ({}): {} ({:.4g} B parameters)", w.name, w.type,
                                              workload::workload_type(w.type).shape_text(w), m.parameters / 1e9)
                                : fmt::format("{} ({}): {}", w.name, w.type, workload::workload_type(w.type).shape_text(w)));
@@ -67,7 +68,16 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                dtype_name(tr.precision), config::optimizer_name(tr.optimizer),
                                tr.attention == config::Attention::Fused ? ", fused attention" : ""));
   line("framework", s.framework.name.empty() ? std::string("(none: built in code)") : s.framework.name);
+  return o;
+}
 
+}  // namespace
+
+std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics& m) {
+  std::string o;
+  auto line = [&o](std::string_view label, const std::string& value) { o += fmt::format("  {:<24}{}\n", label, value); };
+
+  o += header_text(s, m);
   o += "\nIteration\n";
   line("step time", t(m.step_time_s));
   line("throughput", m.tokens_per_s > 0
@@ -118,7 +128,11 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
     o += fmt::format("\nSimulated {} ops and {} messages.\n", m.ops, m.messages);
     return o;
   }
-  o += "\nCompute, per device\n";
+  // A mixed platform's pass times are priced on its first kind (the simulated "busy per stage" above
+  // has every stage on its own kind).
+  o += s.platform.mixed ? fmt::format("\nCompute, per device (passes priced on the {}; busy: every stage as simulated)\n",
+                                      s.platform.accelerator.name)
+                        : std::string("\nCompute, per device\n");
   line("forward", fmt::format("{} ({} per micro-batch)", t(m.forward_s), t(m.forward_s / s.micro_batches_per_replica())));
   line("backward", fmt::format("{} ({} per micro-batch)", t(m.backward_s), t(m.backward_s / s.micro_batches_per_replica())));
   line("optimizer step", t(m.optimizer_s));
@@ -172,6 +186,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
   j["scenario"] = s.name;
   j["platform"] = s.platform.name;
   j["accelerator"] = s.platform.accelerator.name;
+  if (const auto& mixed = s.platform.mixed)
+    j["mixed"] = {{"accelerator", mixed->accelerator.name}, {"nodes", mixed->nodes}};
   j["workload"] = s.workload.name;
   j["workload_type"] = s.workload.type;
   j["framework"] = s.framework.name;

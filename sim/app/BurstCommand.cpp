@@ -1,0 +1,46 @@
+// `clearfog burst SCENARIO --devices 8,16,32,64 [--background WORKLOAD]`: DeepPool's burst
+// parallelism and GPU multiplexing against plain data parallelism at the scenario's fixed global
+// batch, every variant simulated (docs/burst-parallelism.md).
+#include <iostream>
+
+#include "app/Command.hpp"
+#include "config/Override.hpp"
+#include "sweep/BurstRun.hpp"
+
+namespace clearfog::app {
+
+Command add_burst_command(CLI::App& app) {
+  struct Options {
+    sweep::BurstOptions burst;
+    std::vector<std::string> sets;
+    std::optional<std::string> background;
+    std::string format = "text";
+  };
+  auto o = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("burst",
+                                 "burst parallelism (per-layer device counts) and a background job multiplexed on "
+                                 "the devices, against plain data parallelism at the scenario's global batch");
+  cmd->add_option("scenario", o->burst.scenario, "scenario YAML file (its workload, platform and global batch)")
+      ->required();
+  cmd->add_option("--devices", o->burst.devices, "device budgets, e.g. 8,16,32,64")->delimiter(',')->required();
+  cmd->add_option("--amplification", o->burst.amplification_limit,
+                  "most device-seconds a layer may take over its one-device time (default 2, DeepPool's)");
+  cmd->add_option("--background", o->background, "workload YAML trained alone on every device at low priority");
+  cmd->add_option("--background-batch", o->burst.background_batch, "the background job's batch (default 32)");
+  cmd->add_option("--iterations", o->burst.iterations, "foreground iterations simulated (default 3)");
+  cmd->add_option("--set", o->sets, "override a key of the scenario, as in run (repeatable)");
+  cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  return {cmd, [o] {
+            auto options = o->burst;
+            for (const auto& s : o->sets) options.sets.push_back(config::parse_override(s));
+            options.background = o->background;
+            const auto result = sweep::run_burst(options);
+            if (o->format == "json")
+              std::cout << sweep::burst_json(result).dump(2) << '\n';
+            else
+              std::cout << sweep::render_burst_text(result);
+            return kExitOk;
+          }};
+}
+
+}  // namespace clearfog::app
