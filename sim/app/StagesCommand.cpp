@@ -88,8 +88,14 @@ parallel::StageSearchProblem build_problem(const Options& o, const std::vector<K
                                                     "runs (its file's peak keys)",
                                                     devices.back().accelerator.name, kind.file, o.precision));
   }
-  return parallel::stage_problem(config::load_workload(o.workload), devices, o.stages, o.micro_batch, *dtype,
-                                 link_Bps);
+  const auto workload = config::load_workload(o.workload);
+  try {
+    return parallel::stage_problem(workload, devices, o.stages, o.micro_batch, *dtype, link_Bps);
+  } catch (const Error& e) {
+    // A workload type that cannot train in the precision says why when it is described.
+    if (*dtype == DType::fp8) throw option_error("--precision", e.what());
+    throw;
+  }
 }
 
 struct Timed {

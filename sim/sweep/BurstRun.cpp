@@ -125,6 +125,19 @@ BurstVariant with_background(const topology::ClusterTopology& topology, const pa
                                  kMaxIterations, job.iteration_s(), alone_span_s));
 }
 
+/// The background job priced at the foreground's precision; a workload type that cannot train in
+/// it says why when it is described, and that is a bad --background.
+parallel::BackgroundJob background_job(const config::ScenarioSpec& scenario, const config::WorkloadSpec& workload,
+                                       int batch) {
+  try {
+    return parallel::background_job(scenario, workload, batch);
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const Error& e) {
+    throw option_error("--background", e.what());
+  }
+}
+
 BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario, int devices,
                      const config::WorkloadSpec* background) {
   const auto widths = widths_for(devices, scenario.training.global_batch);
@@ -163,7 +176,7 @@ BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario
     point.widths.push_back(widths[burst.width_index[l]]);
   }
   if (background) {
-    const auto job = parallel::background_job(scenario, *background, o.background_batch);
+    const auto job = background_job(scenario, *background, o.background_batch);
     point.dp_background = with_background(topology, costs, dp, schedule, collectives, job, point.dp.step_s * o.iterations);
     point.burst_background =
         with_background(topology, costs, burst, schedule, collectives, job, point.burst.step_s * o.iterations);

@@ -36,6 +36,11 @@ public:
   [[nodiscard]] virtual std::string shape_text(const config::WorkloadSpec& workload) const = 0;
 };
 
+/// Why `type` (its kernels named by `kernels`) refuses fp8 training: fp8 training is modelled as
+/// Transformer Engine runs it, for the weight GEMMs of transformer layers (docs/compute-model.md,
+/// "FP8 training"), and nothing says how another type's kernels would run in fp8.
+std::string fp8_training_refusal(std::string_view type, std::string_view kernels);
+
 /// Every registered type, in docs order.
 const std::vector<const WorkloadType*>& workload_types();
 /// The type named `name`; throws clearfog::Error listing the registered ones if there is none.

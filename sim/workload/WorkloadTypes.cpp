@@ -28,6 +28,13 @@ const WorkloadType& workload_type(std::string_view name) {
   throw Error(fmt::format("unknown workload type '{}'; registered: {}", name, fmt::join(names, ", ")));
 }
 
+std::string fp8_training_refusal(std::string_view type, std::string_view kernels) {
+  return fmt::format("fp8 training is modelled as Transformer Engine runs it, for the weight GEMMs of transformer "
+                     "layers; a {} workload's {} have no fp8 training path modelled: train it in fp16, bf16, tf32 "
+                     "or fp32",
+                     type, kernels);
+}
+
 ModelDescription describe(const config::ScenarioSpec& scenario) {
   const auto& t = scenario.training;
   const auto& p = scenario.parallelism;

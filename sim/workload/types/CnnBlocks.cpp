@@ -113,6 +113,7 @@ ModelDescription CnnType::describe(const config::WorkloadSpec& workload, const D
                             "sequence parallelism {}); use data and pipeline parallelism",
                             workload.name, o.tp, o.sequence_parallel));
   if (o.micro_batch < 1) throw Error(fmt::format("cnn workload '{}': micro-batch {} must be >= 1", workload.name, o.micro_batch));
+  if (o.precision == DType::fp8) throw Error(fp8_training_refusal(name(), kFp8Kernels));
   const CnnNetwork net = analyze_network(spec.layers, spec.image);
   if (!net.ok()) {
     const auto& p = net.problems.front();

@@ -168,6 +168,8 @@ void CnnType::check_scenario(const ConfigDocument& scenario, const ConfigDocumen
                                "must be 1, got {}",
                                ep->as_integer()),
                    out);
+  if (const auto* precision = scenario.find("training.precision"); precision && precision->as_string() == "fp8")
+    config::report(scenario, "training.precision", fp8_training_refusal(name(), kFp8Kernels), out);
 }
 
 std::optional<std::int64_t> CnnType::pipeline_units(const ConfigDocument& doc) const {

@@ -9,6 +9,8 @@ namespace clearfog::workload {
 
 class CnnType final : public WorkloadType {
 public:
+  /// What fp8 training would have to run, for its refusal (fp8_training_refusal).
+  static constexpr std::string_view kFp8Kernels = "convolutions, batch norms and pooling layers";
   [[nodiscard]] std::string_view name() const override { return "cnn"; }
   [[nodiscard]] std::string_view description() const override;
   [[nodiscard]] std::vector<config::KeySpec> keys() const override;

@@ -176,6 +176,7 @@ ModelDescription DlrmType::describe(const config::WorkloadSpec& workload, const 
     throw Error(fmt::format("dlrm workload '{}': tensor and sequence parallelism are not modelled (tp {}); the "
                             "tables are sharded over parallelism.ep",
                             workload.name, o.tp));
+  if (o.precision == DType::fp8) throw Error(fp8_training_refusal(name(), kFp8Kernels));
   if (o.micro_batch < 1)
     throw Error(fmt::format("dlrm workload '{}': micro-batch {} must be >= 1", workload.name, o.micro_batch));
   ModelDescription d;
