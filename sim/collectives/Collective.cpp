@@ -281,7 +281,7 @@ std::vector<program::OpIndex> append_collective(program::Plan& plan, const Colle
     for (OpRange& range : ranges) range.end = plan.ranks[range.rank].size();
     request.log->add({request.name, request.op, static_cast<int>(request.ranks.size()),
                       request.payload_B >= 0 ? request.payload_B : request.bytes, request.algorithm, request.protocol,
-                      request.channels, std::move(ranges), request.bytes, request.matrix});
+                      request.channels, std::move(ranges), request.bytes, request.matrix, request.network_share});
   }
   return last;
 }

@@ -34,6 +34,8 @@ struct CollectiveRecord {
   /// all_to_all-v only: bytes member i sends member j, i and j in the order of `ops` (the request's
   /// matrix in ring order); empty: even (`bytes / members` to each).
   std::vector<std::vector<double>> matrix;
+  /// all_to_all, hierarchical: the request's network_share (DeepEP's de-duplication; 1: none).
+  double network_share = 1;
 };
 
 class CollectiveLog {

@@ -147,6 +147,11 @@ private:
     for (std::size_t m = 0; m < record.ops.size() && m < static_cast<std::size_t>(record.members); ++m)
       group->mutable_int64_list()->add_values(record.ops[m].rank);
     add_string(*node.mutable_attr(), "algorithm", std::string(config::collective_algorithm_name(record.algorithm)));
+    if (record.network_share != 1) {  // DeepEP's de-duplication (a clearfog extension, docs/interop.md)
+      AttributeProto* share = node.add_attr();
+      share->set_name("network_share");
+      share->set_double_val(record.network_share);
+    }
     if (!record.matrix.empty()) add_per_peer_sizes(node, record);
     const NodeIds ids = {node.id()};
     for (OpIndex op = i; op < end; ++op) finish(op, ids);

@@ -223,15 +223,38 @@ void ChakraPlanBuilder::check_agree(const Meeting& meeting, const std::vector<Ar
   }
 }
 
+/// An all-to-all exported as DeepEP's (algorithm hierarchical, network_share s) runs as the planner
+/// ran it: the hierarchical all-to-all with that share. Any other algorithm is chosen anew for the
+/// platform, as for every other collective: it follows from the platform, DeepEP's does not.
+void ChakraPlanBuilder::apply_deduplication(const ChakraGraph& g, std::size_t p,
+                                            collectives::CollectiveRequest& request) const {
+  const Node& node = g.node(p);
+  if (string_attr(node, "algorithm") != "hierarchical") return;
+  const double share = number_attr(node, "network_share").value_or(1.0);
+  if (!(share > 0 && share <= 1))
+    fail(g, p, fmt::format("network_share must be in (0, 1] (the network bytes per byte its split sends another "
+                           "node), got {}",
+                           share));
+  const int members = static_cast<int>(request.ranks.size()), per_node = request.ranks_per_node;
+  if (per_node <= 0 || per_node >= members || members % per_node != 0)
+    fail(g, p,
+         fmt::format("a hierarchical all-to-all needs a group of whole nodes, several of them, on this platform; "
+                     "its {} members are {} per node",
+                     members, per_node));
+  request.algorithm = config::CollectiveAlgorithm::Hierarchical;
+  request.network_share = share;
+}
+
 void ChakraPlanBuilder::add_collective(const Meeting& meeting, const std::vector<Arrival>& arrivals) {
   const auto& [r0, p0] = arrivals.front();
   const ChakraGraph& g0 = ranks_[static_cast<std::size_t>(r0)];
   const Node& head = g0.node(p0);
   const auto op = collective_op_of(g0, p0);
   auto request = collectives_.request(op, meeting.first, comm_size_of(g0, p0));
-  if (op == config::CollectiveOp::AllToAll)
+  if (op == config::CollectiveOp::AllToAll) {
     request.matrix = all_to_all_v_matrix(ranks_, meeting.first, arrivals);
-  else
+    apply_deduplication(g0, p0, request);
+  } else
     for (const auto& [r, p] : arrivals) check_no_per_peer_sizes(ranks_[static_cast<std::size_t>(r)], p);
   request.stream = stream_of(head, Stream::Comm);
   request.category = category_of(head, Category::DataParallelComm);

@@ -48,6 +48,7 @@ private:
   bool arrive(int rank, std::size_t position);
   void check_agree(const Meeting& meeting, const std::vector<Arrival>& arrivals) const;
   void add_collective(const Meeting& meeting, const std::vector<Arrival>& arrivals);
+  void apply_deduplication(const ChakraGraph& g, std::size_t position, collectives::CollectiveRequest& request) const;
   [[noreturn]] void report_deadlock() const;
 
   const std::vector<ChakraGraph>& ranks_;

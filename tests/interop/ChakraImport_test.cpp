@@ -129,6 +129,61 @@ TEST_CASE("interop::import_chakra: a MoE's export (expert all-to-all-v, NVSwitch
   check_round_trip(scenario, "clearfog-chakra-roundtrip-moe");
 }
 
+TEST_CASE("interop::import_chakra: DeepEP's de-duplicated all-to-alls come back hierarchical, with their network share",
+          "[interop][simulation][moe]") {
+  // Qwen3-30B-A3B, two layers, ep 16 over two DGX H100 nodes (as driver::DeepEP dispatch): the
+  // dispatcher's choice is not the platform's, so the traces must carry it.
+  const auto scenario = config::load_scenario(
+      std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/validation/qwen3-30b-a3b-h100.yaml",
+      {{"platform.fabric.nodes", "2"}, {"parallelism.pp", "1"}, {"parallelism.dp", "16"}, {"parallelism.ep", "16"},
+       {"parallelism.schedule", "1f1b"}, {"parallelism.virtual_stages", "1"}, {"training.global_batch", "32"},
+       {"workload.layers", "2"}, {"moe.dispatcher", "deepep"}});
+  const auto dir = fresh_dir("clearfog-chakra-roundtrip-deepep");
+  const auto plan = driver::plan_scenario(scenario);
+  interop::export_chakra(plan.step, *plan.collectives, scenario.platform.device_count(), dir, scenario.name);
+  auto imported = scenario;
+  imported.workload = workload::make_chakra_workload(dir);
+  const auto back = driver::plan_scenario(imported);
+  std::vector<double> planned_shares, imported_shares;
+  for (const auto& r : plan.collectives->records())
+    if (r.op == config::CollectiveOp::AllToAll) planned_shares.push_back(r.network_share);
+  for (const auto& r : back.collectives->records())
+    if (r.op == config::CollectiveOp::AllToAll) {
+      CHECK(r.algorithm == config::CollectiveAlgorithm::Hierarchical);
+      imported_shares.push_back(r.network_share);
+    }
+  REQUIRE(!planned_shares.empty());
+  CHECK(planned_shares.front() < 1);  // de-duplicated
+  CHECK(imported_shares == planned_shares);
+  CHECK(step_time_s(imported) == Approx(step_time_s(scenario)).epsilon(1e-3));
+}
+
+TEST_CASE("interop::import_chakra: a hierarchical all-to-all has a network share above 0 and at most 1", "[interop]") {
+  const int p = 2;
+  const auto dir = fresh_dir("clearfog-chakra-import-share");
+  for (int r = 0; r < p; ++r) {
+    auto trace = test::ring_trace(r, p, 1e-3, 0);
+    trace.nodes[1] = test::coll_node(1, ChakraProtoMsg::ALL_TO_ALL, 1000, p, 0);
+    auto* algorithm = trace.nodes[1].add_attr();
+    algorithm->set_name("algorithm");
+    algorithm->set_string_val("hierarchical");
+    auto* share = trace.nodes[1].add_attr();
+    share->set_name("network_share");
+    share->set_double_val(1.5);
+    interop::write_chakra_trace(dir / fmt::format("et.{}.et", r), trace);
+  }
+  const auto scenario = import_scenario(dir, p);
+  CHECK_THAT(import_error([&] { import(scenario); }), Catch::Contains("network_share must be in (0, 1]"));
+  // A valid share on one node: the hierarchical exchange needs several whole nodes.
+  for (int r = 0; r < p; ++r) {
+    auto trace = interop::read_chakra_trace(dir / fmt::format("et.{}.et", r));
+    for (auto& attr : *trace.nodes[1].mutable_attr())
+      if (attr.name() == "network_share") attr.set_double_val(0.5);
+    interop::write_chakra_trace(dir / fmt::format("et.{}.et", r), trace);
+  }
+  CHECK_THAT(import_error([&] { import(scenario); }), Catch::Contains("needs a group of whole nodes"));
+}
+
 namespace {
 
 /// Bytes rank i sends rank j in the all-to-all-v tests: distinct per pair, none to itself.
