@@ -1,13 +1,38 @@
 // `clearfog burst SCENARIO --devices 8,16,32,64 [--background WORKLOAD]`: DeepPool's burst
 // parallelism and GPU multiplexing against plain data parallelism at the scenario's fixed global
 // batch, every variant simulated (docs/burst-parallelism.md).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "app/Command.hpp"
 #include "config/Override.hpp"
+#include "core/Errors.hpp"
+#include "core/OutputPaths.hpp"
 #include "sweep/BurstRun.hpp"
 
 namespace clearfog::app {
+namespace {
+
+void write_text(const std::filesystem::path& file, const std::string& text) {
+  std::ofstream f(file, std::ios::binary);
+  f << text;
+  if (!f) throw Error(fmt::format("cannot write {}", file.string()));
+}
+
+/// DIR/dp-N.svg and DIR/burst-N.svg per budget N: the variants with the background, if any.
+void write_timelines(const std::filesystem::path& dir, const sweep::BurstResult& result) {
+  const bool background = !result.background.empty();
+  for (const auto& p : result.points) {
+    write_text(dir / fmt::format("dp-{}.svg", p.devices), (background ? p.dp_background : p.dp).timeline_svg);
+    write_text(dir / fmt::format("burst-{}.svg", p.devices),
+               (background ? p.burst_background : p.burst).timeline_svg);
+  }
+}
+
+}  // namespace
 
 Command add_burst_command(CLI::App& app) {
   struct Options {
@@ -15,6 +40,7 @@ Command add_burst_command(CLI::App& app) {
     std::vector<std::string> sets;
     std::optional<std::string> background;
     std::string format = "text";
+    std::string timeline_dir;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("burst",
@@ -30,11 +56,17 @@ Command add_burst_command(CLI::App& app) {
   cmd->add_option("--iterations", o->burst.iterations, "foreground iterations simulated (default 3)");
   cmd->add_option("--set", o->sets, "override a key of the scenario, as in run (repeatable)");
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  cmd->add_option("--timeline", o->timeline_dir,
+                  "write DIR/dp-N.svg and DIR/burst-N.svg: each budget's simulated iterations as a timeline (with "
+                  "the background, if any)");
   return {cmd, [o] {
             auto options = o->burst;
             for (const auto& s : o->sets) options.sets.push_back(config::parse_override(s));
             options.background = o->background;
+            options.timelines = !o->timeline_dir.empty();
+            if (options.timelines) prepare_output_directory(o->timeline_dir, "--timeline");
             const auto result = sweep::run_burst(options);
+            if (options.timelines) write_timelines(o->timeline_dir, result);
             if (o->format == "json")
               std::cout << sweep::burst_json(result).dump(2) << '\n';
             else

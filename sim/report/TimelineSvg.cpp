@@ -1,6 +1,7 @@
 #include "report/TimelineSvg.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -78,7 +79,7 @@ double nice_tick(double span, int target) {
 }
 
 std::string timeline_svg(const program::Plan& plan, const engine::SimulationResult& result, std::string_view title,
-                         int device_count) {
+                         int device_count, std::string_view covers) {
   const int all_devices = device_count < 0 ? plan.rank_count() : std::min(device_count, plan.rank_count());
   const int devices = std::min(all_devices, kTimelineMaxDevices);
   const double row_h = row_height(devices);
@@ -102,7 +103,7 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
       "font-family=\"sans-serif\">\n",
       kWidth, height, kWidth, height);
   o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"white\"/>\n", kWidth, height);
-  std::string heading = fmt::format("{} — one iteration, {}", title, units::format(result.makespan_s, units::Dimension::Time));
+  std::string heading = fmt::format("{} — {}, {}", title, covers, units::format(result.makespan_s, units::Dimension::Time));
   if (all_devices > devices)
     heading += fmt::format(" (devices 0–{} of {} shown)", devices - 1, all_devices);
   o += fmt::format("<text x=\"{:.0f}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{}</text>\n", kLabelWidth,
@@ -157,14 +158,17 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
       }
     }
   }
-  if (devices > 0 && row_h >= 11) {  // stream names beside the first device
-    std::string names;
-    for (int s = 0; s < streams; ++s)
-      names += (s == 0 ? "" : streams > 2 ? "/" : " / ") +  // three names fit the label column unspaced
-               std::string(program::stream_name(static_cast<program::Stream>(s)));
+  std::vector<std::string> names;
+  for (int s = 0; s < streams; ++s) names.emplace_back(program::stream_name(static_cast<program::Stream>(s)));
+  if (devices > 0 && streams > 3) {  // too many to fit the label column: a line under the heading
+    o += fmt::format("<text x=\"{:.0f}\" y=\"38\" font-size=\"10\" fill=\"#555\">rows of each device, top to "
+                     "bottom: {}</text>\n",
+                     kLabelWidth, fmt::join(names, ", "));
+  } else if (devices > 0 && row_h >= 11) {  // stream names beside the first device
+    // Three names fit the label column unspaced.
     o += fmt::format("<text x=\"{:.0f}\" y=\"{:.2f}\" font-size=\"9\" fill=\"#555\" text-anchor=\"end\" "
                      "dominant-baseline=\"middle\">{}</text>\n",
-                     kLabelWidth - 8, plot_top + row_h * streams + 5, names);
+                     kLabelWidth - 8, plot_top + row_h * streams + 5, fmt::join(names, streams > 2 ? "/" : " / "));
   }
 
   // Time axis.

@@ -15,8 +15,9 @@ namespace clearfog::report {
 inline constexpr int kTimelineMaxDevices = 64;
 
 /// Ranks at or above `devices` (reducing switches) are not drawn; < 0: every rank is a device.
+/// `covers` names what the chart spans, in its heading.
 std::string timeline_svg(const program::Plan& plan, const engine::SimulationResult& result, std::string_view title,
-                         int devices = -1);
+                         int devices = -1, std::string_view covers = "one iteration");
 
 /// Escapes &, <, >, " and ' for XML text and attribute values.
 std::string xml_escape(std::string_view text);

@@ -11,6 +11,7 @@
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedRun.hpp"
 #include "parallel/BurstCosts.hpp"
+#include "report/TimelineSvg.hpp"
 #include "topology/ClusterTopology.hpp"
 
 namespace clearfog::sweep {
@@ -67,6 +68,23 @@ std::vector<double> candidate_limits(double limit) {
   return limits;
 }
 
+/// The foreground's iterations as a timeline: the background's kernels cut at the foreground's
+/// end (it runs on to outlast it), so the chart spans what the throughput figures count.
+std::string foreground_timeline(const program::Plan& plan, engine::SimulationResult sim, double end_s,
+                                const std::string& title, const parallel::BurstSchedule& schedule) {
+  for (int r = 0; r < plan.rank_count(); ++r) {
+    const auto& program = plan.ranks[static_cast<std::size_t>(r)];
+    for (program::OpIndex i = 0; i < program.size(); ++i) {
+      if (program.stream(i) != program::Stream::Background) continue;
+      auto& t = sim.ops[r][i];
+      if (t.start_s >= end_s) t.start_s = t.end_s = 0;  // never drawn: no duration
+      t.end_s = std::min(t.end_s, end_s);
+    }
+  }
+  sim.makespan_s = end_s;
+  return report::timeline_svg(plan, sim, title, schedule.devices, fmt::format("{} iterations", schedule.iterations));
+}
+
 struct Simulated {
   BurstVariant variant;
   bool background_ran_out = false;
@@ -75,7 +93,7 @@ struct Simulated {
 Simulated simulate(const topology::ClusterTopology& topology, const parallel::BurstCosting& costs,
                    const parallel::BurstPlan& plan, const parallel::BurstSchedule& schedule,
                    const parallel::GroupCollectives& collectives, const parallel::BackgroundJob* background,
-                   int background_iterations) {
+                   int background_iterations, const std::string& timeline_title) {
   auto program_plan = parallel::build_burst_plan(costs.problem, plan, schedule, collectives);
   program_plan.compute_slowdown_under_comm = costs.compute_slowdown_under_comm;
   if (background) parallel::add_background(program_plan, schedule.devices, *background, background_iterations);
@@ -87,6 +105,8 @@ Simulated simulate(const topology::ClusterTopology& topology, const parallel::Bu
       if (program.stream(i) != program::Stream::Background) end_s = std::max(end_s, sim.ops[r][i].end_s);
   }
   Simulated out;
+  if (!timeline_title.empty())
+    out.variant.timeline_svg = foreground_timeline(program_plan, sim, end_s, timeline_title, schedule);
   out.variant.step_s = end_s / schedule.iterations;
   out.variant.samples_per_s = costs.problem.global_batch / out.variant.step_s;
   if (!background) return out;
@@ -108,7 +128,7 @@ Simulated simulate(const topology::ClusterTopology& topology, const parallel::Bu
 BurstVariant with_background(const topology::ClusterTopology& topology, const parallel::BurstCosting& costs,
                              const parallel::BurstPlan& plan, const parallel::BurstSchedule& schedule,
                              const parallel::GroupCollectives& collectives, const parallel::BackgroundJob& job,
-                             double alone_span_s) {
+                             double alone_span_s, const std::string& timeline_title) {
   // A background iteration of no time would need endless iterations to outlast the foreground.
   if (!(job.iteration_s() > 0))
     throw option_error("--background", fmt::format("its iteration takes {} s: it has no kernels to fill gaps with",
@@ -116,7 +136,8 @@ BurstVariant with_background(const topology::ClusterTopology& topology, const pa
   constexpr double kMaxIterations = 1 << 20;
   double iterations = std::ceil(2 * alone_span_s / job.iteration_s()) + 1;
   for (; iterations <= kMaxIterations; iterations *= 2) {
-    const auto s = simulate(topology, costs, plan, schedule, collectives, &job, static_cast<int>(iterations));
+    const auto s =
+        simulate(topology, costs, plan, schedule, collectives, &job, static_cast<int>(iterations), timeline_title);
     if (!s.background_ran_out) return s.variant;
   }
   throw option_error("--background-batch",
@@ -147,10 +168,15 @@ BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario
   parallel::BurstSchedule schedule{devices, o.iterations, costs.optimizer_s};
   BurstPoint point;
   point.devices = devices;
+  // Timelines of the variants reported: with the background where there is one.
+  const auto title = [&](const char* variant, bool with_background) {
+    if (!o.timelines || with_background != (background != nullptr)) return std::string();
+    return fmt::format("{}: {} on {} devices", scenario.workload.name, variant, devices);
+  };
 
   const auto dp = parallel::plan_uniform(costs.problem, widths.size() - 1);
   point.estimated_dp_s = dp.estimated_s;
-  point.dp = simulate(topology, costs, dp, schedule, collectives, nullptr, 0).variant;
+  point.dp = simulate(topology, costs, dp, schedule, collectives, nullptr, 0, title("dp", false)).variant;
   // The planner proposes, the simulation picks: one plan per amplification limit up to the given
   // one and per all-reduce accounting (DeepPool's additive one, or overlapped with the backward);
   // the fastest simulated is the burst plan.
@@ -164,7 +190,8 @@ BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario
       if (std::find(point.candidates.begin(), point.candidates.end(), candidate.width_index) != point.candidates.end())
         continue;
       point.candidates.push_back(candidate.width_index);
-      const auto simulated = simulate(topology, costs, candidate, schedule, collectives, nullptr, 0).variant;
+      const auto simulated =
+          simulate(topology, costs, candidate, schedule, collectives, nullptr, 0, title("burst", false)).variant;
       if (point.candidates.size() == 1 || simulated.step_s < point.burst.step_s) {
         point.burst = simulated;
         point.estimated_burst_s = candidate.estimated_s;
@@ -177,9 +204,10 @@ BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario
   }
   if (background) {
     const auto job = background_job(scenario, *background, o.background_batch);
-    point.dp_background = with_background(topology, costs, dp, schedule, collectives, job, point.dp.step_s * o.iterations);
-    point.burst_background =
-        with_background(topology, costs, burst, schedule, collectives, job, point.burst.step_s * o.iterations);
+    point.dp_background = with_background(topology, costs, dp, schedule, collectives, job,
+                                          point.dp.step_s * o.iterations, title("dp+bg", true));
+    point.burst_background = with_background(topology, costs, burst, schedule, collectives, job,
+                                             point.burst.step_s * o.iterations, title("burst+bg", true));
   }
   return point;
 }

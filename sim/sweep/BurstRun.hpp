@@ -20,6 +20,8 @@ struct BurstOptions {
   std::optional<std::string> background;  // a workload file trained alone on each device
   int background_batch = 32;
   int iterations = 3;
+  /// Keep an SVG timeline of each budget's dp and burst variants (with the background, if any).
+  bool timelines = false;
 };
 
 /// One variant simulated: the foreground's mean iteration and what the background did meanwhile.
@@ -27,6 +29,7 @@ struct BurstVariant {
   double step_s = 0;                    // foreground iterations' span / iterations
   double samples_per_s = 0;             // foreground
   double background_samples_per_s = 0;  // all devices together, over the foreground's span
+  std::string timeline_svg;             // BurstOptions::timelines: the simulated iterations
   [[nodiscard]] double cluster_samples_per_s() const { return samples_per_s + background_samples_per_s; }
 };
 

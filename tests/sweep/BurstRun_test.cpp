@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/ConfigLoader.hpp"
+#include "core/Units.hpp"
 #include "parallel/BurstCosts.hpp"
 #include "sweep/BurstRun.hpp"
 
@@ -65,4 +66,34 @@ TEST_CASE("sweep::burst_json: every variant of every budget", "[sweep][burst]") 
   CHECK(j["points"][0].contains("burst"));
   CHECK(!j["points"][0].contains("burst_background"));
   CHECK(j["points"][0]["widths"].size() == j["points"][0]["layers"].size());
+}
+
+TEST_CASE("sweep::run_burst: timelines of the reported variants, the background cut at the foreground's end",
+          "[sweep][burst]") {
+  auto o = small_study();
+  o.devices = {4};
+  o.timelines = true;
+  const auto with = sweep::run_burst(o);
+  const auto& p = with.points.at(0);
+  // With a background job the variants reported with it carry the timelines, the others none.
+  CHECK(p.dp.timeline_svg.empty());
+  CHECK(p.burst.timeline_svg.empty());
+  for (const auto* v : {&p.dp_background, &p.burst_background}) {
+    REQUIRE(!v->timeline_svg.empty());
+    CHECK(v->timeline_svg.find("background") != std::string::npos);  // its stream has a row
+    CHECK(v->timeline_svg.find("2 iterations") != std::string::npos);
+  }
+  CHECK(p.burst_background.timeline_svg.find("burst+bg on 4 devices") != std::string::npos);
+  // The chart spans the foreground's iterations, not the background's longer run.
+  const std::string span = units::format(p.burst_background.step_s * o.iterations, units::Dimension::Time);
+  CHECK(p.burst_background.timeline_svg.find("2 iterations, " + span) != std::string::npos);
+  // Without one, the plain variants carry them; asking for none changes no figure.
+  o.background.reset();
+  const auto without = sweep::run_burst(o);
+  CHECK(!without.points.at(0).dp.timeline_svg.empty());
+  CHECK(!without.points.at(0).burst.timeline_svg.empty());
+  o.timelines = false;
+  const auto plain = sweep::run_burst(o);
+  CHECK(plain.points.at(0).burst.timeline_svg.empty());
+  CHECK(plain.points.at(0).burst.step_s == without.points.at(0).burst.step_s);
 }
