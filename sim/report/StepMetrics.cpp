@@ -61,19 +61,27 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.recompute_s = step.recompute_s * step.micro_batches;
   m.ideal_bubble_fraction = step.ideal_bubble;
   m.stage_busy_s.assign(static_cast<std::size_t>(std::max(1, step.pp)), 0.0);
+  m.interference_factor = step.plan.compute_slowdown_under_comm;
 
   const int device_count = std::min(devices, step.plan.rank_count());
   ComputeBusy busy(step.plan, result);
   double busiest_pp_wait = 0;  // pipeline receive waits of the device with the most compute
   for (int r = 0; r < device_count; ++r) {
     double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, last_backward_end = 0, optimizer = 0, busy_before = 0;
-    const auto& ops = step.plan.ranks[r].ops();
+    double slowed = 0;  // kernel time beyond the ops' own: interference
+    const auto& program = step.plan.ranks[r];
+    const auto& ops = program.ops();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       const auto& timing = result.ops[r][i];
       const double d = timing.duration_s();
       const auto& op = ops[i];
       if (op.stream == program::Stream::Compute) {
-        if (op.kind == program::OpKind::Compute) compute += d;
+        if (op.kind == program::OpKind::Compute) {
+          compute += d;
+          // Only interference lengthens a kernel (a timer's rounding aside: none counted without it).
+          if (m.interference_factor != 1)
+            slowed += std::max(0.0, d - program.seconds(static_cast<program::OpIndex>(i)));
+        }
         if (op.category == program::Category::TensorParallelComm) tp += d;
         if (op.category == program::Category::ExpertParallelComm) ep += d;
         if (op.category == program::Category::PipelineComm) pp += d;
@@ -116,6 +124,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     // before the others, until the step ends).
     if (r == 0 || compute > m.compute_busy_s)
       busiest_pp_wait = step.pp > 1 ? pp + drain_after_backward + (m.step_time_s - rank_end) : 0.0;
+    if (r == 0 || compute > m.compute_busy_s) m.interference_s = slowed;
     if (compute > m.compute_busy_s) m.busiest_device = r;
     m.least_busy_s = r == 0 ? compute : std::min(m.least_busy_s, compute);
     m.compute_busy_s = std::max(m.compute_busy_s, compute);

@@ -31,6 +31,9 @@ struct StepMetrics {
   double compute_busy_s = 0;         // compute stream busy time of the busiest device
   int busiest_device = 0;            // the device with the most compute (the first of equals)
   double least_busy_s = 0;           // compute stream busy time of the least busy device
+  double interference_s = 0;         // of compute_busy_s, what the busiest device's kernels lost running beside
+                                     // collectives (platform collectives.interference, docs/frameworks.md)
+  double interference_factor = 1;    // the platform's slowdown of compute beside a collective
 
   double dp_comm_s = 0;              // gradient reductions (comm stream) + ZeRO-3 gathers (gather stream)
   // The busiest device's step = its compute busy time + idle_s; idle_s = pipeline_wait_s +

@@ -137,6 +137,10 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   line("backward", fmt::format("{} ({} per micro-batch)", t(m.backward_s), t(m.backward_s / s.micro_batches_per_replica())));
   line("optimizer step", t(m.optimizer_s));
   line("busy", fmt::format("{} ({} of the step)", t(m.compute_busy_s), pct(share(m.compute_busy_s, m.step_time_s))));
+  if (m.interference_factor != 1)
+    line("beside collectives", fmt::format("{} of it: kernels ran {:.3g}x slower while a collective ran beside them "
+                                           "(collectives.interference)",
+                                           t(m.interference_s), m.interference_factor));
   if (s.stragglers.any())
     line("stragglers", fmt::format("device {} computes longest, {}; the least busy device computes {} and waits the "
                                    "{} difference for it in collectives and pipeline receives",
@@ -214,6 +218,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                   {"busy_s", m.compute_busy_s},
                   {"busiest_device", m.busiest_device},
                   {"least_busy_s", m.least_busy_s},
+                  {"interference_s", m.interference_s},
                   {"idle_s", m.idle_s}};
   j["communication"] = {{"dp_allreduce_s", m.dp_comm_s},
                         {"hidden_s", m.hidden_comm_s},
