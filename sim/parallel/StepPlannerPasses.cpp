@@ -220,8 +220,9 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
     unit(s, params, name + bwd, [&] {
       if (recompute == config::Recompute::Full && block.checkpointable)
         run_segments(price.forward, Category::Recompute, name + ".re", zeros);
-      else if (recompute == config::Recompute::Selective && selective_times(last) != zeros)
-        compute(Category::Recompute, name + ".re.core", selective_times(last));
+      else if (const auto selective = selective_times(last);
+               recompute == config::Recompute::Selective && selective != zeros)
+        compute(Category::Recompute, name + ".re.core", selective);
       run_segments(price.backward, Category::Backward, name + bwd, accumulate_times(last, accumulating), part);
       if (gradients_done) record_gradients(last, units_);
     });

@@ -23,11 +23,10 @@ double union_length(std::vector<std::pair<double, double>> intervals) {
   return total;
 }
 
-}  // namespace
-
-StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const parallel::StepPlan& step,
-                                 const engine::SimulationResult& result) {
-  StepMetrics m;
+/// Phase 1: the figures that follow from the plan and the step time alone (throughput, FLOPs,
+/// MFU, the plan's per-device pass times).
+void headline_figures(const config::ScenarioSpec& scenario, const parallel::StepPlan& step,
+                      const engine::SimulationResult& result, StepMetrics& m) {
   const auto& training = scenario.training;
   const int devices = scenario.platform.device_count();
   m.step_time_s = result.makespan_s;
@@ -62,7 +61,16 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.ideal_bubble_fraction = step.ideal_bubble;
   m.stage_busy_s.assign(static_cast<std::size_t>(std::max(1, step.pp)), 0.0);
   m.interference_factor = step.plan.compute_slowdown_under_comm;
+}
 
+}  // namespace
+
+StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const parallel::StepPlan& step,
+                                 const engine::SimulationResult& result) {
+  StepMetrics m;
+  headline_figures(scenario, step, result, m);
+  // Phase 2: each device's simulated timeline; the busiest device's figures are the step's.
+  const int devices = scenario.platform.device_count();
   const int device_count = std::min(devices, step.plan.rank_count());
   ComputeBusy busy(step.plan, result);
   double busiest_pp_wait = 0;  // pipeline receive waits of the device with the most compute
