@@ -228,7 +228,11 @@ CollectiveTiming measure_collective(const topology::ClusterTopology& cluster, co
   const auto members = case_members(cluster, c);
   CollectiveTiming t;
   t.choice = choose_collective(cluster, c.op, members, c.bytes, c.algorithm, c.protocol);
-  const auto result = engine::simulate_forked(cluster, plan_choice(cluster, c, members, t.choice, nullptr));
+  // A collective alone on the platform: its identical channel flows may share a comm (exact where
+  // the route check allows, engine/FlowMerging.hpp).
+  engine::ReplayOptions options;
+  options.merge_identical_flows = true;
+  const auto result = engine::simulate_forked(cluster, plan_choice(cluster, c, members, t.choice, nullptr), options);
   t.time_s = result.makespan_s;
   t.algbw_Bps = c.bytes / t.time_s;
   t.busbw_Bps = t.algbw_Bps * bus_bandwidth_factor(c.op, static_cast<int>(members.size()));

@@ -40,8 +40,8 @@ bool interferes(const program::RankProgram& program, OpIndex op) {
 }  // namespace
 
 ActivityReplay::ActivityReplay(const program::Plan& plan, const program::MessageIndex& index, ReplayRanks ranks,
-                               const ReplayOptions& options)
-    : plan_(plan), index_(index), ranks_(std::move(ranks)), options_(options) {
+                               const ReplayOptions& options, FlowMerging merging)
+    : plan_(plan), index_(index), ranks_(std::move(ranks)), options_(options), merging_(std::move(merging)) {
   slots_.resize(ranks_.ranks.size());
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     Slot& slot = slots_[s];
@@ -239,17 +239,19 @@ void ActivityReplay::post(std::uint32_t s, std::uint32_t op) {
     finished_.emplace_back(s, op);
     return;
   }
+  // A transfer merged into its group's first (carried_by 0) rides on that one's comm: the group
+  // leaves this op for one op of the peer, so all its ends are posted at once.
   for (std::uint32_t t = begin; t < sends_end; ++t) {
     Posting& ends = slot.posted[t];
     ends.send_op = op;
-    if (ends.recv_op != kNone) start_flow(s, t, ends);
+    if (ends.recv_op != kNone && merging_.carried_by(s, t) > 0) start_flow(s, t, ends);
   }
   for (std::uint32_t t = sends_end; t < end; ++t) {
     const auto peer_slot = static_cast<std::uint32_t>(ranks_.slot_of_rank[slot.program->peer(t)]);
     const std::uint32_t peer_t = index_.partner(slot.rank, t);
     Posting& ends = slots_[peer_slot].posted[peer_t];
     ends.recv_op = op;
-    if (ends.send_op != kNone) start_flow(peer_slot, peer_t, ends);
+    if (ends.send_op != kNone && merging_.carried_by(peer_slot, peer_t) > 0) start_flow(peer_slot, peer_t, ends);
   }
 }
 
@@ -262,6 +264,7 @@ void ActivityReplay::start_flow(std::uint32_t s, std::uint32_t transfer, const P
   flow.send_op = ends.send_op;
   flow.recv_slot = static_cast<std::uint32_t>(ranks_.slot_of_rank[peer]);
   flow.recv_op = ends.recv_op;
+  flow.carried = merging_.carried_by(s, transfer);
   std::uint32_t id;
   if (free_flows_.empty()) {
     id = static_cast<std::uint32_t>(flows_.size());
@@ -272,13 +275,13 @@ void ActivityReplay::start_flow(std::uint32_t s, std::uint32_t transfer, const P
   }
   auto comm = sg4::Comm::sendto_init();
   comm->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
-  comm->set_payload_size(static_cast<std::uint64_t>(std::llround(slot.program->bytes(transfer))));
+  comm->set_payload_size(flow.carried * static_cast<std::uint64_t>(std::llround(slot.program->bytes(transfer))));
   comm->set_source(ranks_.hosts[s]);
   comm->set_destination(ranks_.receiver_host[peer]);  // starts it, unless it carries 0 bytes
   if (comm->get_state() != sg4::Activity::State::STARTED) comm->start();
   flow.comm = std::move(comm);
+  messages_started_ += flow.carried;
   flows_[id] = std::move(flow);
-  ++messages_started_;
 }
 
 void ActivityReplay::on_flow_done(const sg4::Activity& activity) {
@@ -288,13 +291,15 @@ void ActivityReplay::on_flow_done(const sg4::Activity& activity) {
   releasing_ = std::move(flow.comm);
   free_flows_.push_back(id);
   if (stopped_) return;
-  transfer_done(flow.send_slot, flow.send_op);
-  transfer_done(flow.recv_slot, flow.recv_op);
+  transfer_done(flow.send_slot, flow.send_op, flow.carried);
+  transfer_done(flow.recv_slot, flow.recv_op, flow.carried);
   drain();
 }
 
-void ActivityReplay::transfer_done(std::uint32_t s, std::uint32_t op) {
-  if (--slots_[s].ops[op].pending == 0) finished_.emplace_back(s, op);
+void ActivityReplay::transfer_done(std::uint32_t s, std::uint32_t op, std::uint32_t count) {
+  auto& pending = slots_[s].ops[op].pending;
+  pending -= count;
+  if (pending == 0) finished_.emplace_back(s, op);
 }
 
 void ActivityReplay::drain() {

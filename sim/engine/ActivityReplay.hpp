@@ -18,29 +18,25 @@
 #include <limits>
 #include <vector>
 
+#include "engine/FlowMerging.hpp"
 #include "engine/ReplayOptions.hpp"
+#include "engine/ReplayRanks.hpp"
 #include "engine/SimulationResult.hpp"
 #include "program/MessageIndex.hpp"
 #include "program/Program.hpp"
 
 namespace simgrid::s4u {
-class Host;
 class Activity;
 }  // namespace simgrid::s4u
 
 namespace clearfog::engine {
 
-struct ReplayRanks {
-  std::vector<int> ranks;                          // plan rank replayed by each slot
-  std::vector<simgrid::s4u::Host*> hosts;          // host of each slot
-  std::vector<int> slot_of_rank;                   // [plan rank] the slot whose timeline it shares (-1: none)
-  std::vector<simgrid::s4u::Host*> receiver_host;  // [plan rank] where a replayed send to it goes
-};
 
 class ActivityReplay {
 public:
+  /// `merging`: the transfers each comm carries (engine/FlowMerging.hpp); empty: one each.
   ActivityReplay(const program::Plan& plan, const program::MessageIndex& index, ReplayRanks ranks,
-                 const ReplayOptions& options);
+                 const ReplayOptions& options, FlowMerging merging = {});
   ~ActivityReplay();
   ActivityReplay(const ActivityReplay&) = delete;
   ActivityReplay& operator=(const ActivityReplay&) = delete;
@@ -92,6 +88,7 @@ private:
   };
   struct Flow {
     std::uint32_t send_slot = 0, send_op = 0, recv_slot = 0, recv_op = 0;
+    std::uint32_t carried = 1;  // transfers this comm carries (identical flows merged)
     simgrid::s4u::CommPtr comm;
   };
 
@@ -113,7 +110,7 @@ private:
   void change_comms(std::uint32_t s, int delta);
   void post(std::uint32_t s, std::uint32_t op);
   void start_flow(std::uint32_t s, std::uint32_t transfer, const Posting& ends);
-  void transfer_done(std::uint32_t s, std::uint32_t op);
+  void transfer_done(std::uint32_t s, std::uint32_t op, std::uint32_t count);
   void complete(std::uint32_t s, std::uint32_t op);
   void drain();
   void on_flow_done(const simgrid::s4u::Activity& activity);
@@ -124,6 +121,7 @@ private:
   const program::MessageIndex& index_;
   ReplayRanks ranks_;
   ReplayOptions options_;
+  FlowMerging merging_;
   std::vector<Slot> slots_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> finished_;  // ops done, to release
   std::vector<std::uint32_t> idle_devices_;  // slots whose held background kernel may now start

@@ -39,14 +39,19 @@ std::string run_forked(const std::function<std::string()>& body) {
   }
 }
 
-SimulationResult simulate_forked(const topology::ClusterTopology& topology, const program::Plan& plan) {
+SimulationResult simulate_forked(const topology::ClusterTopology& topology, const program::Plan& plan,
+                                 const ReplayOptions& options) {
   // nlohmann::json prints doubles with round-trip precision, so timings come back bit-exact.
   const std::string text = run_forked([&] {
-    const SimulationResult r = simulate(topology, plan);
+    const SimulationResult r = simulate(topology, plan, options);
     nlohmann::json j;
     j["makespan_s"] = r.makespan_s;
     j["ops_executed"] = r.ops_executed;
     j["messages"] = r.messages;
+    j["replay"] = {{"mode", r.replay.mode},
+                   {"detail", r.replay.detail},
+                   {"simulated_ops", r.replay.simulated_ops},
+                   {"simulated_messages", r.replay.simulated_messages}};
     auto& ops = j["ops"] = nlohmann::json::array();
     for (const auto& rank : r.ops) {
       auto row = nlohmann::json::array();
@@ -60,6 +65,11 @@ SimulationResult simulate_forked(const topology::ClusterTopology& topology, cons
   r.makespan_s = j.at("makespan_s").get<double>();
   r.ops_executed = j.at("ops_executed").get<std::uint64_t>();
   r.messages = j.at("messages").get<std::uint64_t>();
+  const auto& replay = j.at("replay");
+  r.replay.mode = replay.at("mode").get<std::string>();
+  r.replay.detail = replay.at("detail").get<std::string>();
+  r.replay.simulated_ops = replay.at("simulated_ops").get<std::uint64_t>();
+  r.replay.simulated_messages = replay.at("simulated_messages").get<std::uint64_t>();
   for (const auto& row : j.at("ops")) {
     auto& rank = r.ops.emplace_back();
     for (const auto& t : row) rank.push_back(OpTiming{t.at(0).get<double>(), t.at(1).get<double>()});

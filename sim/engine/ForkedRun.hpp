@@ -13,13 +13,16 @@ std::string run_forked(const std::function<std::string()>& body);
 
 }  // namespace clearfog::engine
 
+#include "engine/ReplayOptions.hpp"
 #include "engine/SimulationResult.hpp"
 #include "program/Program.hpp"
 #include "topology/ClusterTopology.hpp"
 
 namespace clearfog::engine {
 
-/// simulate() in a child process, so one process can run many simulations (tests, sweeps).
-SimulationResult simulate_forked(const topology::ClusterTopology& topology, const program::Plan& plan);
+/// simulate() in a child process, so one process can run many simulations (tests, sweeps). The
+/// result carries the timings, counts and the replay's mode and detail.
+SimulationResult simulate_forked(const topology::ClusterTopology& topology, const program::Plan& plan,
+                                 const ReplayOptions& options = {});
 
 }  // namespace clearfog::engine

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <simgrid/s4u/Engine.hpp>
 #include <spdlog/spdlog.h>
+#include <xbt/config.hpp>
 
 #include <cstdio>
 #include <string>
@@ -66,6 +67,18 @@ ReplayRanks choose_ranks(const program::Plan& plan, const program::MessageIndex&
   return build_quotient_platform(plan, reduction, platform.root, kHostSpeed);
 }
 
+/// The identical flows the replay may carry together (when asked), said in `info`.
+FlowMerging merge_flows(const program::Plan& plan, const program::MessageIndex& index, const ReplayRanks& ranks,
+                        const ReplayOptions& options, ReplayInfo& info) {
+  if (!options.merge_identical_flows) return {};
+  FlowMerging merging =
+      plan_flow_merging(plan, index, ranks, simgrid::config::get_value<double>("network/TCP-gamma"));
+  info.detail += merging.merged()
+                     ? fmt::format("; {} transfers in {} comms (identical flows merged)", merging.transfers, merging.comms)
+                     : "; identical flows not merged: " + merging.refusal;
+  return merging;
+}
+
 }  // namespace
 
 SimulationResult simulate(const topology::ClusterTopology& topology, const program::Plan& plan,
@@ -98,9 +111,10 @@ SimulationResult simulate(const topology::ClusterTopology& topology, const progr
     std::fprintf(stderr, "clearfog: replaying %llu ops and %llu messages (%s), estimated memory %.2f GiB\n",
                  static_cast<unsigned long long>(plan.op_count()), static_cast<unsigned long long>(index.messages()),
                  info.mode.c_str(), footprint.total_B() / (1024.0 * 1024 * 1024));
+  FlowMerging merging = merge_flows(plan, index, ranks, options, info);
+  if (options.merge_identical_flows) phases.mark("identical flows checked");
   spdlog::info("replay: {}, {}", info.mode, info.detail);
-
-  ActivityReplay replay(plan, index, std::move(ranks), options);
+  ActivityReplay replay(plan, index, std::move(ranks), options, std::move(merging));
   replay.run();
   phases.mark("replayed");
 

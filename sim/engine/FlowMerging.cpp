@@ -1,0 +1,119 @@
+#include "engine/FlowMerging.hpp"
+
+#include <fmt/format.h>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
+namespace sg4 = simgrid::s4u;
+
+namespace clearfog::engine {
+namespace {
+
+/// A send transfer and what makes it identical to another of its op.
+struct Member {
+  int peer;
+  program::OpIndex recv_op;
+  program::ValueId bytes;
+  std::uint32_t transfer;
+
+  [[nodiscard]] auto key() const { return std::tie(peer, recv_op, bytes); }
+};
+
+/// Groups the sends of every exchange of slot `s` into identical transfers; returns the group count.
+std::uint64_t group_sends(const program::Plan& plan, const program::MessageIndex& index, int rank,
+                          std::vector<std::uint32_t>& carried) {
+  const program::RankProgram& p = plan.ranks[rank];
+  carried.assign(p.transfer_count(), 0);
+  std::uint64_t groups = 0;
+  std::vector<Member> members;
+  for (program::OpIndex op = 0; op < p.size(); ++op) {
+    if (p.kind(op) != program::OpKind::Exchange) continue;
+    members.clear();
+    for (std::uint32_t t = p.transfer_begin(op); t < p.sends_end(op); ++t) {
+      const int peer = p.peer(t);
+      members.push_back({peer, plan.ranks[peer].op_of_transfer(index.partner(rank, t)), p.bytes_id(t), t});
+    }
+    std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) {
+      return std::tie(a.peer, a.recv_op, a.bytes, a.transfer) < std::tie(b.peer, b.recv_op, b.bytes, b.transfer);
+    });
+    for (std::size_t i = 0; i < members.size();) {
+      std::size_t j = i + 1;
+      while (j < members.size() && members[j].key() == members[i].key()) ++j;
+      carried[members[i].transfer] = static_cast<std::uint32_t>(j - i);
+      ++groups;
+      i = j;
+    }
+  }
+  return groups;
+}
+
+struct Route {
+  std::vector<sg4::Link*> links;
+  double latency_s = 0;
+};
+
+/// The route check: every link crossed only by comms carrying the same number of transfers, and no
+/// merged comm able to reach the TCP-gamma bound. Returns the reason it fails, or "".
+std::string check_routes(const program::Plan& plan, const ReplayRanks& ranks, const FlowMerging& m,
+                         double tcp_gamma_B) {
+  std::unordered_map<std::uint64_t, Route> routes;
+  std::unordered_map<const sg4::Link*, std::uint32_t> carried_on;
+  for (std::uint32_t s = 0; s < m.carried.size(); ++s) {
+    const program::RankProgram& p = plan.ranks[ranks.ranks[s]];
+    for (std::uint32_t t = 0; t < m.carried[s].size(); ++t) {
+      const std::uint32_t k = m.carried[s][t];
+      if (k == 0) continue;
+      const int peer = p.peer(t);
+      const std::uint64_t key = (std::uint64_t{s} << 32) | static_cast<std::uint32_t>(peer);
+      auto [it, fresh] = routes.try_emplace(key);
+      if (fresh) ranks.hosts[s]->route_to(ranks.receiver_host[peer], it->second.links, &it->second.latency_s);
+      const Route& route = it->second;
+      double min_bw_Bps = -1;
+      for (const sg4::Link* link : route.links) {
+        auto [use, first] = carried_on.try_emplace(link, k);
+        if (!first && use->second != k)
+          return fmt::format("link {} carries comms of {} and of {} identical transfers", link->get_cname(),
+                             use->second, k);
+        if (link->get_sharing_policy() == sg4::Link::SharingPolicy::FATPIPE)
+          return fmt::format("link {} is a fat pipe (a share per flow)", link->get_cname());
+        if (min_bw_Bps < 0 || link->get_bandwidth() < min_bw_Bps) min_bw_Bps = link->get_bandwidth();
+      }
+      if (k > 1 && route.latency_s > 0 && min_bw_Bps > tcp_gamma_B / (2 * route.latency_s))
+        return fmt::format("the TCP-gamma rate bound could bind from rank {} to rank {}", ranks.ranks[s], peer);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+FlowMerging plan_flow_merging(const program::Plan& plan, const program::MessageIndex& index,
+                              const ReplayRanks& ranks, double tcp_gamma_B) {
+  FlowMerging m;
+  for (std::size_t s = 0; s < ranks.ranks.size(); ++s)
+    if (ranks.ranks[s] != static_cast<int>(s) || ranks.slot_of_rank[s] != static_cast<int>(s)) {
+      m.refusal = "symmetric replay";
+      return m;
+    }
+  m.carried.resize(ranks.ranks.size());
+  for (std::size_t s = 0; s < ranks.ranks.size(); ++s) {
+    m.comms += group_sends(plan, index, ranks.ranks[s], m.carried[s]);
+    const auto& p = plan.ranks[ranks.ranks[s]];
+    for (program::OpIndex op = 0; op < p.size(); ++op) m.transfers += p.sends_end(op) - p.transfer_begin(op);
+  }
+  if (m.comms == m.transfers)
+    m.refusal = "no identical transfers";
+  else
+    m.refusal = check_routes(plan, ranks, m, tcp_gamma_B);
+  if (!m.refusal.empty()) {
+    m.carried.clear();
+    m.comms = m.transfers;
+  }
+  return m;
+}
+
+}  // namespace clearfog::engine
