@@ -14,7 +14,9 @@ ResourceEstimate estimate_plan(const program::Plan& plan) {
   ResourceEstimate e;
   for (const auto& rank : plan.ranks) {
     e.ops += rank.size();
-    for (const auto& op : rank.ops()) e.messages += op.sends.size();
+    // Counted from the op records: materialising every op (name, deps, transfers) took 7 % of a
+    // 25 M-op run.
+    for (program::OpIndex op = 0; op < rank.size(); ++op) e.messages += rank.sends_end(op) - rank.transfer_begin(op);
   }
   return e;
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "core/Errors.hpp"
@@ -35,11 +36,10 @@ constexpr double kSlowPlanning_s = 5;
 /// `members` in the order the platform's ring visits them (rings follow the topology, as NCCL
 /// builds them).
 std::vector<int> in_ring_order(const topology::ClusterTopology& cluster, const std::vector<int>& members) {
-  std::vector<int> position(static_cast<std::size_t>(cluster.endpoint_count()), 0);
-  const auto& ring = cluster.ring_order();
-  for (std::size_t i = 0; i < ring.size(); ++i) position[static_cast<std::size_t>(ring[i])] = static_cast<int>(i);
+  // Endpoints beyond the devices (reducing switches) are not on the ring: they rank with its first device.
+  auto position = [&](int d) { return d < cluster.device_count() ? cluster.ring_position(d) : 0; };
   std::vector<int> ordered = members;
-  std::stable_sort(ordered.begin(), ordered.end(), [&](int a, int b) { return position[a] < position[b]; });
+  std::stable_sort(ordered.begin(), ordered.end(), [&](int a, int b) { return position(a) < position(b); });
   return ordered;
 }
 
@@ -70,22 +70,29 @@ public:
   collectives::CollectiveRequest operator()(config::CollectiveOp op, const std::vector<int>& group,
                                             double bytes) const {
     const auto members = in_ring_order(cluster_, group);
-    CollectivePlanChoice choice;
-    if (algorithm_ == config::CollectiveAlgorithm::Best && members.size() > 1) {
-      const auto best = best_table(op, members).select(op, bytes);
-      choice = choose_collective(cluster_, op, members, bytes, best.algorithm, best.protocol);
-    } else {
-      choice = choose_collective(cluster_, op, members, bytes,
-                                 algorithm_ == config::CollectiveAlgorithm::Best ? config::CollectiveAlgorithm::Nccl
-                                                                                 : algorithm_);
-    }
-    auto request = make_request(cluster_, op, members, bytes, choice, fidelity_);
+    auto request = make_request(cluster_, op, members, bytes, choice(op, members, bytes), fidelity_);
     request.log = log_;
     if (members != group) request.caller_index = caller_positions(group, members);
     return request;
   }
 
 private:
+  /// The algorithm, protocol and channels for `op` of `bytes` over `members`: a pure function of
+  /// them, asked again for every layer and micro-batch, so remembered.
+  const CollectivePlanChoice& choice(config::CollectiveOp op, const std::vector<int>& members, double bytes) const {
+    auto [it, fresh] = choices_->try_emplace(ChoiceKey{op, bytes, members});
+    if (!fresh) return it->second;
+    if (algorithm_ == config::CollectiveAlgorithm::Best && members.size() > 1) {
+      const auto best = best_table(op, members).select(op, bytes);
+      it->second = choose_collective(cluster_, op, members, bytes, best.algorithm, best.protocol);
+    } else {
+      it->second = choose_collective(cluster_, op, members, bytes,
+                                     algorithm_ == config::CollectiveAlgorithm::Best ? config::CollectiveAlgorithm::Nccl
+                                                                                     : algorithm_);
+    }
+    return it->second;
+  }
+
   /// Best's table for groups shaped like `members`, simulated once on such a group on the first nodes.
   const TuningTable& best_table(config::CollectiveOp op, const std::vector<int>& members) const {
     std::vector<int> shape;
@@ -105,6 +112,9 @@ private:
   config::Fidelity fidelity_;
   std::shared_ptr<collectives::CollectiveLog> log_;
   std::shared_ptr<std::map<std::vector<int>, TuningTable>> tables_;  // shared by copies of the function
+  using ChoiceKey = std::tuple<config::CollectiveOp, double, std::vector<int>>;
+  std::shared_ptr<std::map<ChoiceKey, CollectivePlanChoice>> choices_ =
+      std::make_shared<std::map<ChoiceKey, CollectivePlanChoice>>();
 };
 
 

@@ -76,6 +76,13 @@ struct Op {
   Slice<OpIndex> deps;              // ops of the same rank that must finish first
 };
 
+/// What reports ask of every op: read from the op's record, without its name, transfers or deps.
+struct OpHead {
+  OpKind kind;
+  Stream stream;
+  Category category;
+};
+
 class RankProgram;
 
 /// The ops of one program as a random-access sequence of Op views.
@@ -170,6 +177,7 @@ public:
   // Flat access for checks and engines (no bounds checks).
   [[nodiscard]] const Record& record(OpIndex i) const { return body_->records[i]; }
   [[nodiscard]] OpKind kind(OpIndex i) const { return body_->records[i].kind; }
+  [[nodiscard]] OpHead head(OpIndex i) const { return {kind(i), stream(i), category(i)}; }
   [[nodiscard]] Stream stream(OpIndex i) const { return static_cast<Stream>(body_->records[i].stream_category >> 4); }
   [[nodiscard]] Category category(OpIndex i) const {
     return static_cast<Category>(body_->records[i].stream_category & 0xf);

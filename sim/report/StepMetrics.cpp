@@ -78,17 +78,17 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, last_backward_end = 0, optimizer = 0, busy_before = 0;
     double slowed = 0;  // kernel time beyond the ops' own: interference
     const auto& program = step.plan.ranks[r];
-    const auto& ops = program.ops();
-    for (std::size_t i = 0; i < ops.size(); ++i) {
+    const auto n = static_cast<program::OpIndex>(program.size());
+    for (program::OpIndex i = 0; i < n; ++i) {
       const auto& timing = result.ops[r][i];
       const double d = timing.duration_s();
-      const auto& op = ops[i];
+      const program::OpHead op = program.head(i);
       if (op.stream == program::Stream::Compute) {
         if (op.kind == program::OpKind::Compute) {
           compute += d;
           // Only interference lengthens a kernel (a timer's rounding aside: none counted without it).
           if (m.interference_factor != 1)
-            slowed += std::max(0.0, d - program.seconds(static_cast<program::OpIndex>(i)));
+            slowed += std::max(0.0, d - program.seconds(i));
         }
         if (op.category == program::Category::TensorParallelComm) tp += d;
         if (op.category == program::Category::ExpertParallelComm) ep += d;
@@ -104,8 +104,8 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     // embeddings are summed) are drain, not data-parallel communication.
     std::vector<std::pair<double, double>> drain;  // pipeline ops in the tail, clipped to it
     double drain_after_backward = 0, rank_end = 0, tp_hidden = 0, ep_hidden = 0;
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const auto& op = ops[i];
+    for (program::OpIndex i = 0; i < n; ++i) {
+      const program::OpHead op = program.head(i);
       rank_end = std::max(rank_end, result.ops[r][i].end_s);
       // Tensor- and expert-parallel collectives moved off the compute stream (DualPipe's F&B
       // pairs): the part the compute stream waits for is exposed, the rest ran behind compute.

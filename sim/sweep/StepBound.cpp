@@ -35,12 +35,13 @@ StepBreakdown step_breakdown(const config::ScenarioSpec& scenario, const paralle
   const int devices = std::min(scenario.platform.device_count(), step.plan.rank_count());
   for (int r = 0; r < devices; ++r) {
     double compute = 0, pipeline = 0;
-    const auto& ops = step.plan.ranks[r].ops();
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (ops[i].stream != program::Stream::Compute) continue;
+    const auto& program = step.plan.ranks[r];
+    for (program::OpIndex i = 0; i < program.size(); ++i) {
+      const program::OpHead op = program.head(i);
+      if (op.stream != program::Stream::Compute) continue;
       const double d = simulation.ops[r][i].duration_s();
-      if (ops[i].kind == program::OpKind::Compute) compute += d;
-      if (ops[i].category == program::Category::PipelineComm) pipeline += d;
+      if (op.kind == program::OpKind::Compute) compute += d;
+      if (op.category == program::Category::PipelineComm) pipeline += d;
     }
     if (compute > busiest) {
       busiest = compute;

@@ -40,6 +40,9 @@ ClusterTopology ClusterTopology::build(const config::PlatformSpec& platform) {
   c.platform_ = platform;
   c.node_ = TopologyGraph::build(platform);
   c.node_ring_ = topology::ring_order(c.node_, platform.node);
+  c.node_ring_position_.assign(c.node_ring_.size(), 0);
+  for (std::size_t i = 0; i < c.node_ring_.size(); ++i)
+    c.node_ring_position_[static_cast<std::size_t>(c.node_ring_[i])] = static_cast<int>(i);
   return c;
 }
 

@@ -32,6 +32,11 @@ public:
   /// The order in which a ring collective over all devices visits them: each node's ring order,
   /// node after node.
   [[nodiscard]] std::vector<int> ring_order() const;
+  /// Where `device` stands in ring_order() (its inverse), without building the order: planners ask
+  /// this once per member of every collective group.
+  [[nodiscard]] int ring_position(int device) const {
+    return node_of(device) * devices_per_node() + node_ring_position_[static_cast<std::size_t>(local_index(device))];
+  }
   /// Endpoints a plan may address as ranks: the devices (0 … device_count()-1), then one endpoint
   /// per node whose switch can reduce (node.in_switch_reduction: NVLS-like), in node order. The
   /// SimGrid platform has one host per endpoint, so an in-switch collective is planned as messages
@@ -47,6 +52,7 @@ private:
   config::PlatformSpec platform_;
   TopologyGraph node_{NodeLayout{}};
   std::vector<int> node_ring_;
+  std::vector<int> node_ring_position_;  // inverse of node_ring_
 };
 
 }  // namespace clearfog::topology

@@ -56,4 +56,7 @@ TEST_CASE("topology::ClusterTopology: the cluster ring is each node's ring, node
     CHECK(ring[i] == c.node_ring_order()[i]);
     CHECK(ring[8 + i] == 8 + c.node_ring_order()[i]);
   }
+  // The hybrid cube-mesh's ring is not the identity, so this checks the inverse, not the index.
+  CHECK(ring != std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15});
+  for (int i = 0; i < 16; ++i) CHECK(c.ring_position(ring[i]) == i);
 }
