@@ -80,17 +80,19 @@ private:
   /// The algorithm, protocol and channels for `op` of `bytes` over `members`: a pure function of
   /// them, asked again for every layer and micro-batch, so remembered.
   const CollectivePlanChoice& choice(config::CollectiveOp op, const std::vector<int>& members, double bytes) const {
-    auto [it, fresh] = choices_->try_emplace(ChoiceKey{op, bytes, members});
-    if (!fresh) return it->second;
+    ChoiceKey key{op, bytes, members};
+    if (const auto it = choices_->find(key); it != choices_->end()) return it->second;
+    // Chosen before it is stored: a choice that throws leaves nothing behind.
+    CollectivePlanChoice choice;
     if (algorithm_ == config::CollectiveAlgorithm::Best && members.size() > 1) {
       const auto best = best_table(op, members).select(op, bytes);
-      it->second = choose_collective(cluster_, op, members, bytes, best.algorithm, best.protocol);
+      choice = choose_collective(cluster_, op, members, bytes, best.algorithm, best.protocol);
     } else {
-      it->second = choose_collective(cluster_, op, members, bytes,
-                                     algorithm_ == config::CollectiveAlgorithm::Best ? config::CollectiveAlgorithm::Nccl
-                                                                                     : algorithm_);
+      choice = choose_collective(cluster_, op, members, bytes,
+                                 algorithm_ == config::CollectiveAlgorithm::Best ? config::CollectiveAlgorithm::Nccl
+                                                                                 : algorithm_);
     }
-    return it->second;
+    return choices_->emplace(std::move(key), choice).first->second;
   }
 
   /// Best's table for groups shaped like `members`, simulated once on such a group on the first nodes.

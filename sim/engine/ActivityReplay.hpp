@@ -31,7 +31,6 @@ class Activity;
 
 namespace clearfog::engine {
 
-
 class ActivityReplay {
 public:
   /// `merging`: the transfers each comm carries (engine/FlowMerging.hpp); empty: one each.

@@ -38,11 +38,19 @@ struct FlowMerging {
   }
 };
 
-/// The merging of `ranks`' flows, or the reason there is none (symmetric replays are left alone).
-/// `tcp_gamma_B` is the engine's network/TCP-gamma: a comm's rate is also bounded by
-/// gamma / (2 · route latency), a bound a merged comm must not reach where its k shares would not.
-/// Needs the SimGrid platform sealed (routes).
+/// The network model's settings the exactness argument rests on.
+struct MergeNetwork {
+  double tcp_gamma_B = 4194304;  // network/TCP-gamma: a comm's rate is also bounded by
+                                 // gamma / (2 · latency · latency factor)
+  double latency_factor = 1;     // network/latency-factor
+  bool crosstraffic = false;     // network/crosstraffic: a comm also loads its back route
+};
+
+/// The merging of `ranks`' flows, or the reason there is none: only a full replay (a symmetric one
+/// runs on a quotient platform), without a background stream (its kernels start by the order of
+/// same-instant completions, which merging changes), without crosstraffic (back routes are not
+/// checked), and where the route check holds. Needs the SimGrid platform sealed (routes).
 FlowMerging plan_flow_merging(const program::Plan& plan, const program::MessageIndex& index,
-                              const ReplayRanks& ranks, double tcp_gamma_B);
+                              const ReplayRanks& ranks, const MergeNetwork& network);
 
 }  // namespace clearfog::engine

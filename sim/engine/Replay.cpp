@@ -71,8 +71,11 @@ ReplayRanks choose_ranks(const program::Plan& plan, const program::MessageIndex&
 FlowMerging merge_flows(const program::Plan& plan, const program::MessageIndex& index, const ReplayRanks& ranks,
                         const ReplayOptions& options, ReplayInfo& info) {
   if (!options.merge_identical_flows) return {};
-  FlowMerging merging =
-      plan_flow_merging(plan, index, ranks, simgrid::config::get_value<double>("network/TCP-gamma"));
+  MergeNetwork network;
+  network.tcp_gamma_B = simgrid::config::get_value<double>("network/TCP-gamma");
+  network.latency_factor = simgrid::config::get_value<double>("network/latency-factor");
+  network.crosstraffic = simgrid::config::get_value<bool>("network/crosstraffic");
+  FlowMerging merging = plan_flow_merging(plan, index, ranks, network);
   info.detail += merging.merged()
                      ? fmt::format("; {} transfers in {} comms (identical flows merged)", merging.transfers, merging.comms)
                      : "; identical flows not merged: " + merging.refusal;

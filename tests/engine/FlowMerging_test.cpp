@@ -99,3 +99,48 @@ TEST_CASE("engine::simulate: pairs of identical transfers on links of their own 
   CHECK(worst_end_difference(merged, plain) < 1e-9);
   CHECK(merged.makespan_s == Approx(2 * 100e6 / 100e9).epsilon(1e-2));
 }
+
+TEST_CASE("engine::simulate: identical transfers are not merged where CM02's TCP-gamma bound could hold them back",
+          "[engine][simulation]") {
+  // 1 ms links: a comm's rate is bounded by gamma / (2 · 2 ms) = 1.05 GB/s, far below the 100 GB/s
+  // link, so each of the two transfers moves at the bound; one comm of both would move at it too,
+  // and take twice as long.
+  const double link_latency_s = 1e-3;
+  const auto cluster = topology::ClusterTopology::build(test::switch_platform(2, 100e9, link_latency_s));
+  program::Plan plan;
+  plan.ranks.resize(2);
+  plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "pair", {Transfer{1, 100e6, 1}, Transfer{1, 100e6, 2}},
+                             {});
+  plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {},
+                             {Transfer{0, 100e6, 1}, Transfer{0, 100e6, 2}});
+  const auto r = engine::simulate_forked(cluster, plan, merging(true));
+  CHECK_THAT(r.replay.detail, Catch::Contains("identical flows not merged: the TCP-gamma rate bound"));
+  const double route_latency_s = 2 * link_latency_s;
+  const double bound_Bps = 4194304.0 / (2 * route_latency_s);  // SimGrid's default network/TCP-gamma
+  CHECK(r.ops[0][0].end_s == Approx(route_latency_s + 100e6 / bound_Bps).epsilon(1e-6));
+}
+
+TEST_CASE("engine::simulate: transfers are identical only between the same two ops, and not beside a background job",
+          "[engine][simulation]") {
+  const auto cluster = topology::ClusterTopology::build(test::switch_platform(2, 100e9, 1e-6));
+  program::Plan plan;
+  plan.ranks.resize(2);
+  plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "pair", {Transfer{1, 100e6, 1}, Transfer{1, 100e6, 2}},
+                             {});
+  // Received by two ops one after the other: one comm for both would hold the first op until the
+  // second transfer is done too.
+  plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "first", {}, {Transfer{0, 100e6, 1}});
+  plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "second", {}, {Transfer{0, 100e6, 2}});
+  CHECK_THAT(engine::simulate_forked(cluster, plan, merging(true)).replay.detail,
+             Catch::Contains("identical flows not merged: no identical transfers"));
+
+  program::Plan background;
+  background.ranks.resize(2);
+  background.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "pair",
+                                   {Transfer{1, 100e6, 1}, Transfer{1, 100e6, 2}}, {});
+  background.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {},
+                                   {Transfer{0, 100e6, 1}, Transfer{0, 100e6, 2}});
+  background.ranks[1].add_compute(Stream::Background, Category::Forward, "other job", 1e-3);
+  CHECK_THAT(engine::simulate_forked(cluster, background, merging(true)).replay.detail,
+             Catch::Contains("identical flows not merged: a background stream"));
+}
