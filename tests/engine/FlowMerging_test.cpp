@@ -35,6 +35,21 @@ double worst_end_difference(const engine::SimulationResult& a, const engine::Sim
   return worst;
 }
 
+/// Rank `from` sends rank `from + 1` two identical 100 MB transfers (tags `tag`, `tag + 1`), received
+/// by one op, or by two ops one after the other.
+void add_identical_pair(program::Plan& plan, int from, std::uint64_t tag, bool two_receiving_ops = false) {
+  const Transfer first{from + 1, 100e6, tag}, second{from + 1, 100e6, tag + 1};
+  plan.ranks[from].add_exchange(Stream::Comm, Category::DataParallelComm, "pair", {first, second}, {});
+  const Transfer in_first{from, 100e6, tag}, in_second{from, 100e6, tag + 1};
+  auto& receiver = plan.ranks[from + 1];
+  if (two_receiving_ops) {
+    receiver.add_exchange(Stream::Comm, Category::DataParallelComm, "first", {}, {in_first});
+    receiver.add_exchange(Stream::Comm, Category::DataParallelComm, "second", {}, {in_second});
+  } else {
+    receiver.add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {}, {in_first, in_second});
+  }
+}
+
 }  // namespace
 
 TEST_CASE("engine::simulate: a multi-node fluid ring merges its channels' identical flows and keeps every time",
@@ -86,13 +101,8 @@ TEST_CASE("engine::simulate: pairs of identical transfers on links of their own 
   const auto cluster = topology::ClusterTopology::build(test::switch_platform(4, 100e9, 1e-6));
   program::Plan plan;
   plan.ranks.resize(4);
-  for (int from : {0, 2}) {
-    const auto tag = static_cast<std::uint64_t>(from);
-    plan.ranks[from].add_exchange(Stream::Comm, Category::DataParallelComm, "pair",
-                                  {Transfer{from + 1, 100e6, 10 * tag}, Transfer{from + 1, 100e6, 10 * tag + 1}}, {});
-    plan.ranks[from + 1].add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {},
-                                      {Transfer{from, 100e6, 10 * tag}, Transfer{from, 100e6, 10 * tag + 1}});
-  }
+  add_identical_pair(plan, 0, 1);
+  add_identical_pair(plan, 2, 3);
   const auto plain = engine::simulate_forked(cluster, plan, merging(false));
   const auto merged = engine::simulate_forked(cluster, plan, merging(true));
   CHECK_THAT(merged.replay.detail, Catch::Contains("4 transfers in 2 comms"));
@@ -109,10 +119,7 @@ TEST_CASE("engine::simulate: identical transfers are not merged where CM02's TCP
   const auto cluster = topology::ClusterTopology::build(test::switch_platform(2, 100e9, link_latency_s));
   program::Plan plan;
   plan.ranks.resize(2);
-  plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "pair", {Transfer{1, 100e6, 1}, Transfer{1, 100e6, 2}},
-                             {});
-  plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {},
-                             {Transfer{0, 100e6, 1}, Transfer{0, 100e6, 2}});
+  add_identical_pair(plan, 0, 1);
   const auto r = engine::simulate_forked(cluster, plan, merging(true));
   CHECK_THAT(r.replay.detail, Catch::Contains("identical flows not merged: the TCP-gamma rate bound"));
   const double route_latency_s = 2 * link_latency_s;
@@ -125,21 +132,15 @@ TEST_CASE("engine::simulate: transfers are identical only between the same two o
   const auto cluster = topology::ClusterTopology::build(test::switch_platform(2, 100e9, 1e-6));
   program::Plan plan;
   plan.ranks.resize(2);
-  plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "pair", {Transfer{1, 100e6, 1}, Transfer{1, 100e6, 2}},
-                             {});
   // Received by two ops one after the other: one comm for both would hold the first op until the
   // second transfer is done too.
-  plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "first", {}, {Transfer{0, 100e6, 1}});
-  plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "second", {}, {Transfer{0, 100e6, 2}});
+  add_identical_pair(plan, 0, 1, true);
   CHECK_THAT(engine::simulate_forked(cluster, plan, merging(true)).replay.detail,
              Catch::Contains("identical flows not merged: no identical transfers"));
 
   program::Plan background;
   background.ranks.resize(2);
-  background.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "pair",
-                                   {Transfer{1, 100e6, 1}, Transfer{1, 100e6, 2}}, {});
-  background.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {},
-                                   {Transfer{0, 100e6, 1}, Transfer{0, 100e6, 2}});
+  add_identical_pair(background, 0, 1);
   background.ranks[1].add_compute(Stream::Background, Category::Forward, "other job", 1e-3);
   CHECK_THAT(engine::simulate_forked(cluster, background, merging(true)).replay.detail,
              Catch::Contains("identical flows not merged: a background stream"));
