@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
-#include <set>
+#include <span>
 
 #include "collectives/AppendSchedule.hpp"
 #include "collectives/Direct.hpp"
@@ -32,12 +33,14 @@ std::string implemented_ops(CollectiveAlgorithm algorithm) {
 void check(const program::Plan& plan, const CollectiveRequest& r) {
   const int p = static_cast<int>(r.ranks.size());
   if (p == 0) throw Error("has no members");
-  std::set<int> seen;
-  for (int rank : r.ranks) {
+  for (int rank : r.ranks)
     if (rank < 0 || rank >= plan.rank_count())
       throw Error(fmt::format("member rank {} is outside the plan's ranks 0..{}", rank, plan.rank_count() - 1));
-    if (!seen.insert(rank).second) throw Error(fmt::format("names rank {} twice", rank));
-  }
+  std::vector<int> seen = r.ranks;  // sorted: a rank named twice sits next to itself
+  std::sort(seen.begin(), seen.end());
+  if (const auto twice = std::adjacent_find(seen.begin(), seen.end()); twice != seen.end())
+    throw Error(fmt::format("names rank {} twice", *twice));
+  const auto is_member = [&](int rank) { return std::binary_search(seen.begin(), seen.end(), rank); };
   if (!(r.bytes >= 0) || !std::isfinite(r.bytes)) throw Error(fmt::format("bytes must be >= 0, got {}", r.bytes));
   if (!(r.step_overhead_s >= 0) || !(r.step_latency_s >= 0) || !(r.chunk_B >= 0) || !(r.launch_overhead_s >= 0) ||
       !(r.tree_scale > 0))
@@ -70,7 +73,7 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
     const int sw = *r.switch_endpoint;
     if (sw < 0 || sw >= plan.rank_count())
       throw Error(fmt::format("switch endpoint {} is outside the plan's ranks 0..{}", sw, plan.rank_count() - 1));
-    if (seen.count(sw)) throw Error(fmt::format("switch endpoint {} is also a member", sw));
+    if (is_member(sw)) throw Error(fmt::format("switch endpoint {} is also a member", sw));
   }
   if (r.algorithm == CollectiveAlgorithm::NvlsTree) {
     if (r.ranks_per_node < 1 || p % r.ranks_per_node != 0 ||
@@ -79,7 +82,7 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
                               "members, {} per node, {} switches",
                               p, r.ranks_per_node, r.switch_endpoints.size()));
     for (int sw : r.switch_endpoints)
-      if (sw < 0 || sw >= plan.rank_count() || seen.count(sw))
+      if (sw < 0 || sw >= plan.rank_count() || is_member(sw))
         throw Error(fmt::format("switch endpoint {} is outside the plan's ranks or a member", sw));
   }
 }
@@ -192,6 +195,23 @@ Schedule schedule_for(const CollectiveRequest& r) {
   throw Error("unreachable: supports() and schedule_for() disagree");  // supports() is checked first
 }
 
+/// Every field of `r` that schedule_for() reads (keep the two together); `matrix` and `payload_B`
+/// only matter with a matrix, and such requests are not cached.
+ScheduleShape shape_of(const CollectiveRequest& r) {
+  return {.op = r.op,
+          .algorithm = r.algorithm,
+          .fidelity = r.fidelity,
+          .members = static_cast<int>(r.ranks.size()),
+          .root = r.root,
+          .ranks_per_node = r.ranks_per_node,
+          .channels = r.channels,
+          .bytes = r.bytes,
+          .chunk_B = r.chunk_B,
+          .network_share = r.network_share,
+          .node_scale = r.node_scale,
+          .tree_scale = r.tree_scale};
+}
+
 }  // namespace
 
 bool supports(CollectiveOp op, CollectiveAlgorithm algorithm) {
@@ -230,53 +250,68 @@ CollectiveRequest in_ring_positions(const CollectiveRequest& request) {
 
 }  // namespace
 
-std::vector<program::OpIndex> append_collective(program::Plan& plan, const CollectiveRequest& request,
-                                                TagAllocator& tags) {
+namespace {
+
+std::vector<program::OpIndex> append_checked(program::Plan& plan, const CollectiveRequest& request, TagAllocator& tags,
+                                             ScheduleCache* cache) {
   if (!request.caller_index.empty()) {
     if (request.caller_index.size() != request.ranks.size())
       throw Error(fmt::format("collective '{}': {} caller positions for {} members", request.name,
                               request.caller_index.size(), request.ranks.size()));
-    auto ring_ops = append_collective(plan, in_ring_positions(request), tags);
+    auto ring_ops = append_checked(plan, in_ring_positions(request), tags, cache);
     auto ops = ring_ops;
     for (std::size_t i = 0; i < request.caller_index.size(); ++i)
       ops[static_cast<std::size_t>(request.caller_index[i])] = ring_ops[i];
     return ops;
   }
-  const auto what = fmt::format("collective {} ({} algorithm{})", config::collective_op_name(request.op),
-                                config::collective_algorithm_name(request.algorithm),
-                                request.name.empty() ? "" : fmt::format(", '{}'", request.name));
+  // Formatted only on error: this runs for every collective of a plan.
+  const auto what = [&] {
+    return fmt::format("collective {} ({} algorithm{})", config::collective_op_name(request.op),
+                       config::collective_algorithm_name(request.algorithm),
+                       request.name.empty() ? "" : fmt::format(", '{}'", request.name));
+  };
   if (!config::is_concrete(request.algorithm))
-    throw Error(fmt::format("{}: '{}' must be resolved to an algorithm before planning", what,
+    throw Error(fmt::format("{}: '{}' must be resolved to an algorithm before planning", what(),
                             config::collective_algorithm_name(request.algorithm)));
   if (!supports(request.op, request.algorithm))
-    throw Error(fmt::format("{}: the {} algorithm has no {} (it implements: {})", what,
+    throw Error(fmt::format("{}: the {} algorithm has no {} (it implements: {})", what(),
                             config::collective_algorithm_name(request.algorithm),
                             config::collective_op_name(request.op), implemented_ops(request.algorithm)));
-  Lowering lowering;
-  Schedule schedule(0);
+  LoweredSchedule uncached;
+  const LoweredSchedule* lowered = &uncached;
   try {
     check(plan, request);
-    schedule = schedule_for(request);
+    const auto make = [&] { return lower_schedule(schedule_for(request), request.fidelity); };
+    if (cache != nullptr && request.matrix.empty())
+      lowered = &cache->lowered(shape_of(request), make);
+    else
+      uncached = make();
   } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", what, e.what()));
+    throw Error(fmt::format("{}: {}", what(), e.what()));
   }
-  lowering.endpoints = request.ranks;
-  if (request.algorithm == CollectiveAlgorithm::InSwitch) lowering.endpoints.push_back(*request.switch_endpoint);
-  if (request.algorithm == CollectiveAlgorithm::NvlsTree)
-    lowering.endpoints.insert(lowering.endpoints.end(), request.switch_endpoints.begin(), request.switch_endpoints.end());
-  lowering.members = static_cast<int>(request.ranks.size());
-  lowering.fidelity = request.fidelity;
-  lowering.step_overhead_s = request.step_overhead_s;
-  lowering.launch_overhead_s = request.launch_overhead_s;
-  lowering.step_latency_s = request.step_latency_s;
-  lowering.stream = request.stream;
-  lowering.category = request.category;
-  lowering.name = request.name;
-  lowering.deps = request.deps;
+  std::vector<int> with_switches;
+  std::span<const int> endpoints = request.ranks;
+  if (request.algorithm == CollectiveAlgorithm::InSwitch || request.algorithm == CollectiveAlgorithm::NvlsTree) {
+    with_switches = request.ranks;
+    if (request.algorithm == CollectiveAlgorithm::InSwitch)
+      with_switches.push_back(*request.switch_endpoint);
+    else
+      with_switches.insert(with_switches.end(), request.switch_endpoints.begin(), request.switch_endpoints.end());
+    endpoints = with_switches;
+  }
+  const Lowering lowering{.endpoints = endpoints,
+                          .members = static_cast<int>(request.ranks.size()),
+                          .step_overhead_s = request.step_overhead_s,
+                          .launch_overhead_s = request.launch_overhead_s,
+                          .step_latency_s = request.step_latency_s,
+                          .stream = request.stream,
+                          .category = request.category,
+                          .name = request.name,
+                          .deps = &request.deps};
   std::vector<OpRange> ranges;
   if (request.log)
-    for (int e : lowering.endpoints) ranges.push_back({e, plan.ranks[e].size(), 0});
-  auto last = append_schedule(plan, schedule, lowering, tags);
+    for (int e : endpoints) ranges.push_back({e, plan.ranks[e].size(), 0});
+  auto last = append_lowered(plan, *lowered, lowering, tags);
   if (request.log) {
     for (OpRange& range : ranges) range.end = plan.ranks[range.rank].size();
     request.log->add({request.name, request.op, static_cast<int>(request.ranks.size()),
@@ -284,6 +319,18 @@ std::vector<program::OpIndex> append_collective(program::Plan& plan, const Colle
                       request.channels, std::move(ranges), request.bytes, request.matrix, request.network_share});
   }
   return last;
+}
+
+}  // namespace
+
+std::vector<program::OpIndex> append_collective(program::Plan& plan, const CollectiveRequest& request,
+                                                TagAllocator& tags) {
+  return append_checked(plan, request, tags, nullptr);
+}
+
+std::vector<program::OpIndex> append_collective(program::Plan& plan, const CollectiveRequest& request,
+                                                TagAllocator& tags, ScheduleCache& cache) {
+  return append_checked(plan, request, tags, &cache);
 }
 
 }  // namespace clearfog::collectives

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/CollectiveLog.hpp"
+#include "collectives/ScheduleCache.hpp"
 #include "collectives/TagAllocator.hpp"
 #include "config/CollectiveSpec.hpp"
 #include "program/Program.hpp"
@@ -74,6 +75,10 @@ struct CollectiveRequest {
 /// cannot be planned, naming both.
 std::vector<program::OpIndex> append_collective(program::Plan& plan, const CollectiveRequest& request,
                                                 TagAllocator& tags);
+/// The same, reusing the lowered schedule of an earlier request of the same shape (ScheduleCache.hpp):
+/// the plan is identical, only faster to build.
+std::vector<program::OpIndex> append_collective(program::Plan& plan, const CollectiveRequest& request,
+                                                TagAllocator& tags, ScheduleCache& cache);
 
 /// Which algorithms implement which operations (for the CLI, best and validation); false for the
 /// policies nccl and best.

@@ -67,22 +67,22 @@ public:
       : cluster_(cluster), algorithm_(scenario.collectives.algorithm), fidelity_(scenario.collectives.fidelity),
         log_(std::move(log)), tables_(std::make_shared<std::map<std::vector<int>, TuningTable>>()) {}
 
+  /// A pure function of its arguments, asked again for every layer and micro-batch, so remembered.
   collectives::CollectiveRequest operator()(config::CollectiveOp op, const std::vector<int>& group,
                                             double bytes) const {
+    RequestKey key{op, bytes, group};
+    if (const auto it = requests_->find(key); it != requests_->end()) return it->second;
+    // Built before it is stored: a request that throws leaves nothing behind.
     const auto members = in_ring_order(cluster_, group);
     auto request = make_request(cluster_, op, members, bytes, choice(op, members, bytes), fidelity_);
     request.log = log_;
     if (members != group) request.caller_index = caller_positions(group, members);
-    return request;
+    return requests_->emplace(std::move(key), std::move(request)).first->second;
   }
 
 private:
-  /// The algorithm, protocol and channels for `op` of `bytes` over `members`: a pure function of
-  /// them, asked again for every layer and micro-batch, so remembered.
-  const CollectivePlanChoice& choice(config::CollectiveOp op, const std::vector<int>& members, double bytes) const {
-    ChoiceKey key{op, bytes, members};
-    if (const auto it = choices_->find(key); it != choices_->end()) return it->second;
-    // Chosen before it is stored: a choice that throws leaves nothing behind.
+  /// The algorithm, protocol and channels for `op` of `bytes` over `members`.
+  CollectivePlanChoice choice(config::CollectiveOp op, const std::vector<int>& members, double bytes) const {
     CollectivePlanChoice choice;
     if (algorithm_ == config::CollectiveAlgorithm::Best && members.size() > 1) {
       const auto best = best_table(op, members).select(op, bytes);
@@ -92,7 +92,7 @@ private:
                                  algorithm_ == config::CollectiveAlgorithm::Best ? config::CollectiveAlgorithm::Nccl
                                                                                  : algorithm_);
     }
-    return choices_->emplace(std::move(key), choice).first->second;
+    return choice;
   }
 
   /// Best's table for groups shaped like `members`, simulated once on such a group on the first nodes.
@@ -114,9 +114,9 @@ private:
   config::Fidelity fidelity_;
   std::shared_ptr<collectives::CollectiveLog> log_;
   std::shared_ptr<std::map<std::vector<int>, TuningTable>> tables_;  // shared by copies of the function
-  using ChoiceKey = std::tuple<config::CollectiveOp, double, std::vector<int>>;
-  std::shared_ptr<std::map<ChoiceKey, CollectivePlanChoice>> choices_ =
-      std::make_shared<std::map<ChoiceKey, CollectivePlanChoice>>();
+  using RequestKey = std::tuple<config::CollectiveOp, double, std::vector<int>>;  // (op, bytes, group as given)
+  std::shared_ptr<std::map<RequestKey, collectives::CollectiveRequest>> requests_ =
+      std::make_shared<std::map<RequestKey, collectives::CollectiveRequest>>();
 };
 
 

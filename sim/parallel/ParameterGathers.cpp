@@ -5,8 +5,8 @@
 namespace clearfog::parallel {
 
 ParameterGathers::ParameterGathers(program::Plan& plan, collectives::TagAllocator& tags,
-                                   const GroupCollectives& collectives)
-    : plan_(plan), tags_(tags), collectives_(collectives) {}
+                                   collectives::ScheduleCache& schedules, const GroupCollectives& collectives)
+    : plan_(plan), tags_(tags), schedules_(schedules), collectives_(collectives) {}
 
 ParameterGathers::RankState& ParameterGathers::state(int rank) {
   if (static_cast<std::size_t>(rank) >= ranks_.size()) ranks_.resize(static_cast<std::size_t>(rank) + 1);
@@ -24,7 +24,7 @@ void ParameterGathers::gather(const std::vector<int>& group, double bytes, const
     // Two buffers: this gather overwrites the one of the unit before last.
     if (used.size() >= 2) request.deps[i] = {used[used.size() - 2]};
   }
-  const auto done = collectives::append_collective(plan_, request, tags_);
+  const auto done = collectives::append_collective(plan_, request, tags_, schedules_);
   for (std::size_t i = 0; i < group.size(); ++i) state(group[i]).pending = done[i];
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/ScheduleCache.hpp"
 #include "collectives/TagAllocator.hpp"
 #include "parallel/GroupCollectives.hpp"
 #include "program/Program.hpp"
@@ -16,7 +17,8 @@ namespace clearfog::parallel {
 
 class ParameterGathers {
 public:
-  ParameterGathers(program::Plan& plan, collectives::TagAllocator& tags, const GroupCollectives& collectives);
+  ParameterGathers(program::Plan& plan, collectives::TagAllocator& tags, collectives::ScheduleCache& schedules,
+                   const GroupCollectives& collectives);
 
   /// Appends the all-gather of `bytes` (the unit's whole parameters, nccl-tests convention) over
   /// `group`; the next compute op of each member must wait for it (take()).
@@ -35,6 +37,7 @@ private:
 
   program::Plan& plan_;
   collectives::TagAllocator& tags_;
+  collectives::ScheduleCache& schedules_;
   const GroupCollectives& collectives_;
   std::vector<RankState> ranks_;
 };

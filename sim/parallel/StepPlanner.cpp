@@ -95,7 +95,7 @@ StepPlan StepPlanner::plan() {
   // reduce-scatters its own. ZeRO-3 also shards the parameters and gathers them unit by unit.
   reduce_every_pass_ = scenario_.parallelism.zero_stage >= 2 && dp_ > 1;
   gather_parameters_ = scenario_.parallelism.zero_stage >= 3 && dp_ > 1;
-  gathers_.emplace(step_.plan, tags_, collectives_);
+  gathers_.emplace(step_.plan, tags_, schedules_, collectives_);
   const auto ranks = static_cast<std::size_t>(grid_.size());
   ready_.assign(ranks, {});
   pass_ready_.assign(ranks, {});

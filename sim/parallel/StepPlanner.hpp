@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "collectives/ScheduleCache.hpp"
 #include "collectives/TagAllocator.hpp"
 #include "compression/GradCompression.hpp"
 #include "config/ScenarioSpec.hpp"
@@ -230,6 +231,7 @@ private:
   ChunkPlacement placement_;
   StepPlan step_;
   collectives::TagAllocator tags_;
+  collectives::ScheduleCache schedules_;  // lowered collective schedules by shape
   std::optional<ParameterGathers> gathers_;
   std::uint64_t p2p_base_ = 0;
   double weight_s_ = 0;  // the busiest stage's weight-gradient time per micro-batch

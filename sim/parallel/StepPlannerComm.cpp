@@ -99,7 +99,7 @@ void StepPlanner::tensor_collective(CollectiveOp op, const workload::CommPoint& 
     request.deps.assign(members_[d].size(), {});
     for (std::size_t i = 0; i < members_[d].size(); ++i)
       if (!last_[d].empty()) request.deps[i] = {last_[d][i]};
-    last_[d] = collectives::append_collective(step_.plan, request, tags_);
+    last_[d] = collectives::append_collective(step_.plan, request, tags_, schedules_);
   }
 }
 
@@ -126,7 +126,7 @@ void StepPlanner::expert_collective(CollectiveOp op, const workload::CommPoint& 
       request.deps.assign(group.size(), {});
       for (int j = 0; j < ep_; ++j)
         if (!last_[first + j].empty()) request.deps[j] = {last_[first + j][t]};
-      const auto done = collectives::append_collective(step_.plan, request, tags_);
+      const auto done = collectives::append_collective(step_.plan, request, tags_, schedules_);
       for (int j = 0; j < ep_; ++j) {
         last_[first + j].resize(members_[first + j].size());
         last_[first + j][t] = done[j];
@@ -176,7 +176,7 @@ void StepPlanner::receive(int s, int d, int direction, int from_chunk, int mb, c
   request.name = name + ".allgather";
   request.deps.assign(members_[d].size(), {});
   for (std::size_t i = 0; i < members_[d].size(); ++i) request.deps[i] = {last_[d][i]};
-  last_[d] = collectives::append_collective(step_.plan, request, tags_);
+  last_[d] = collectives::append_collective(step_.plan, request, tags_, schedules_);
 }
 
 void StepPlanner::send(int s, int d, int direction, int k, int to_chunk, int mb, const std::string& name) {

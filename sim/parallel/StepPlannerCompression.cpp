@@ -107,7 +107,7 @@ void StepPlanner::reduce_compressed(const std::vector<int>& group, bool expert, 
                          : fmt::format("{}{}.{}{}.b{}", label, kind, config::collective_op_name(op), round, b);
       request.deps.assign(group.size(), {});
       for (std::size_t i = 0; i < group.size(); ++i) request.deps[i] = done[i];
-      const auto reduced = collectives::append_collective(step_.plan, request, tags_);
+      const auto reduced = collectives::append_collective(step_.plan, request, tags_, schedules_);
       for (std::size_t i = 0; i < group.size(); ++i) done[i] = {reduced[i]};
     }
     if (!work.decode.empty())

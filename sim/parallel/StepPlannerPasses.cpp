@@ -341,12 +341,18 @@ void StepPlanner::record_gradients(std::size_t block, int unit) {
                            false});
     return;
   }
+  // Only the final pass's gradients are reduced, unless every pass reduces its own.
+  if (!final_pass_ && !reduce_every_pass_) return;
+  const auto& params = own_params_[block];
+  std::vector<std::string> names;
+  names.reserve(params.size());
+  for (const auto& p : params) names.push_back(model_.blocks[block].name + "." + p.name);
   // The gradients of each replica's members are ready after its latest op.
   for (int d = 0; d < dp_; ++d) {
     for (std::size_t i = 0; i < members_[d].size(); ++i) {
-      for (const auto& p : own_params_[block]) {
-        const ReadyGradient g{last_[d][i], p.elements * element_B_, model_.blocks[block].name + "." + p.name, unit,
-                              p.expert, p.rows};
+      for (std::size_t k = 0; k < params.size(); ++k) {
+        const auto& p = params[k];
+        const ReadyGradient g{last_[d][i], p.elements * element_B_, names[k], unit, p.expert, p.rows};
         if (final_pass_) ready_[members_[d][i]].push_back(g);
         if (final_pass_ && compressing()) compress_gradient(members_[d][i], g);
         if (reduce_every_pass_) pass_ready_[members_[d][i]].push_back(g);

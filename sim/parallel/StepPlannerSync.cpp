@@ -79,7 +79,7 @@ void StepPlanner::reduce_gradients(const std::vector<int>& group, const std::vec
     for (std::size_t i = 0; i < group.size(); ++i)
       request.deps[i] = scenario_.training.overlap_grad_reduce ? std::vector<OpIndex>{member_lists[i][slot].op}
                                                                : last_backward_[group[i]];
-    const auto reduced = collectives::append_collective(step_.plan, request, tags_);
+    const auto reduced = collectives::append_collective(step_.plan, request, tags_, schedules_);
     if (b + 1 == buckets.size())
       for (std::size_t i = 0; i < group.size(); ++i) synced_[group[i]].push_back(reduced[i]);
   }
@@ -131,7 +131,7 @@ void StepPlanner::sum_tied_copies() {
         request.category = Category::DataParallelComm;
         request.name = fmt::format("d{}.t{}.{}_grad.allreduce", d, t, tied.name);
         request.deps = {{ready_to_sum[0]}, {ready_to_sum[1]}};
-        const auto done = collectives::append_collective(step_.plan, request, tags_);
+        const auto done = collectives::append_collective(step_.plan, request, tags_, schedules_);
         for (std::size_t i = 0; i < pair.size(); ++i) synced_[pair[i]].push_back(done[i]);
       }
     }
@@ -166,7 +166,7 @@ void StepPlanner::optimizer_steps() {
           request.name = fmt::format("s{}.t{}{}.allgather.b{}", s, t, expert ? ".experts" : "", b);
           request.deps.assign(group.size(), {});
           for (std::size_t i = 0; i < group.size(); ++i) request.deps[i] = {opt[group[i]]};
-          collectives::append_collective(step_.plan, request, tags_);
+          collectives::append_collective(step_.plan, request, tags_, schedules_);
         }
       }
     }
