@@ -43,15 +43,19 @@ class RouteTable {
 public:
   RouteTable(const program::Plan& plan, const std::vector<sg4::Host*>& hosts) {
     std::vector<sg4::Link*> route;
+    std::vector<int> seen_by(static_cast<std::size_t>(plan.rank_count()), -1);  // [peer] the last rank that sent it
     for (int x = 0; x < plan.rank_count(); ++x) {
       const auto& p = plan.ranks[x];
       for (program::OpIndex i = 0; i < p.size(); ++i)
-        for (const auto& t : p.sends(i)) {
-          if (!by_pair_.emplace(pair_key(x, t.peer), static_cast<std::uint32_t>(pairs_.size())).second) continue;
-          pairs_.emplace_back(x, t.peer);
+        for (std::uint32_t k = p.transfer_begin(i); k < p.sends_end(i); ++k) {
+          const int peer = p.peer(k);
+          if (seen_by[peer] == x) continue;  // a pair is routed once
+          seen_by[peer] = x;
+          if (!by_pair_.emplace(pair_key(x, peer), static_cast<std::uint32_t>(pairs_.size())).second) continue;
+          pairs_.emplace_back(x, peer);
           route.clear();
           double latency = 0;
-          hosts[x]->route_to(hosts[t.peer], route, &latency);
+          hosts[x]->route_to(hosts[peer], route, &latency);
           offsets_.push_back(static_cast<std::uint32_t>(ids_.size()));
           for (sg4::Link* l : route) ids_.push_back(link_id(l));
         }

@@ -29,21 +29,30 @@ std::string where_transfer(const Plan& plan, int rank, std::uint32_t t) {
   return where(plan, rank, plan.ranks[rank].op_of_transfer(t));
 }
 
-void check_ops(const Plan& plan, int r) {
+/// Whether every value of `values` (durations, overheads, sizes) is >= 0 (not NaN): then no op
+/// needs its own check of them.
+bool all_values_valid(const ValueTable& values) {
+  for (ValueId v = 0; v < values.size(); ++v)
+    if (!(values.value(v) >= 0)) return false;
+  return true;
+}
+
+void check_ops(const Plan& plan, int r, bool values_valid) {
   const auto& p = plan.ranks[r];
   const int n = plan.rank_count();
   for (OpIndex i = 0; i < p.size(); ++i) {
     // Deps point backwards only: this makes every plan acyclic by construction.
     for (OpIndex d : p.deps(i))
       if (d >= i) throw SimulationError(fmt::format("{} depends on op {}, which is not earlier", where(plan, r, i), d));
-    if (!(p.seconds(i) >= 0))
+    if (!values_valid && !(p.seconds(i) >= 0))
       throw SimulationError(fmt::format("{} has a negative or NaN duration", where(plan, r, i)));
     for (std::uint32_t t = p.transfer_begin(i); t < p.transfer_end(i); ++t) {
       const int peer = p.peer(t);
       if (peer < 0 || peer >= n || peer == r)
         throw SimulationError(
             fmt::format("{} names peer {} (ranks 0..{}, not itself)", where(plan, r, i), peer, n - 1));
-      if (!(p.bytes(t) >= 0)) throw SimulationError(fmt::format("{} moves a negative size", where(plan, r, i)));
+      if (!values_valid && !(p.bytes(t) >= 0))
+        throw SimulationError(fmt::format("{} moves a negative size", where(plan, r, i)));
     }
   }
 }
@@ -88,7 +97,12 @@ std::size_t MessageIndex::memory_bytes() const {
 
 MessageIndex index_messages(const Plan& plan) {
   const int n = plan.rank_count();
-  for (int r = 0; r < n; ++r) check_ops(plan, r);
+  const ValueTable* checked = nullptr;  // the value table found valid (ranks of a plan share one)
+  for (int r = 0; r < n; ++r) {
+    const ValueTable& values = plan.ranks[r].tables().values;
+    if (checked != &values && all_values_valid(values)) checked = &values;
+    check_ops(plan, r, checked == &values);
+  }
 
   MessageIndex index;
   index.partner_.resize(static_cast<std::size_t>(n));
@@ -97,16 +111,24 @@ MessageIndex index_messages(const Plan& plan) {
     index.partner_[r].assign(plan.ranks[r].transfer_count(), kUnmatched);
     recvs[r] = sorted_receives(plan, r);
   }
+  // Where rank r's last send to each peer matched among that peer's receives: a rank's sends to
+  // one peer mostly carry increasing tags, so the next match is usually the next key.
+  std::vector<std::size_t> cursor(static_cast<std::size_t>(n), 0);
   for (int r = 0; r < n; ++r) {
     const auto& p = plan.ranks[r];
+    std::vector<int> peers;  // the cursors this rank moved, reset after it
     for (OpIndex i = 0; i < p.size(); ++i) {
       for (std::uint32_t t = p.transfer_begin(i); t < p.sends_end(i); ++t) {
         const int peer = p.peer(t);
         const auto& theirs = recvs[peer];
         const Key wanted{r, 0, p.tag(t)};
-        const auto it = std::lower_bound(theirs.begin(), theirs.end(), wanted, key_less);
+        auto it = theirs.begin() + static_cast<std::ptrdiff_t>(cursor[peer]);
+        if (it == theirs.end() || it->peer != r || it->tag != wanted.tag)
+          it = std::lower_bound(theirs.begin(), theirs.end(), wanted, key_less);
         if (it == theirs.end() || key_less(wanted, *it) || index.partner_[peer][it->transfer] != kUnmatched)
           throw_unmatched_send(plan, r, t);
+        if (cursor[peer] == 0) peers.push_back(peer);
+        cursor[peer] = static_cast<std::size_t>(it - theirs.begin()) + 1;
         // Sizes are interned in the plan's value table: equal sizes have equal ids.
         if (p.bytes_id(t) != plan.ranks[peer].bytes_id(it->transfer))
           throw SimulationError(fmt::format("{} sends {} B but {} expects {} B", where(plan, r, i), p.bytes(t),
@@ -117,6 +139,7 @@ MessageIndex index_messages(const Plan& plan) {
         ++index.messages_;
       }
     }
+    for (int peer : peers) cursor[peer] = 0;
   }
   for (int r = 0; r < n; ++r)
     for (const Key& recv : recvs[r])

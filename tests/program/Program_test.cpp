@@ -41,6 +41,37 @@ TEST_CASE("program::check_plan: rejects plans that cannot be carried out", "[pro
     plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "y", {Transfer{1, 8, 3}}, {});
     REQUIRE_THROWS_WITH(program::check_plan(plan), Catch::Contains("reuses tag 3"));
   }
+  // Values are checked once per plan; a bad one is then looked for op by op to name it.
+  SECTION("a negative duration") {
+    plan.ranks[1].add_compute(Stream::Compute, Category::Forward, "a", 1.0);
+    plan.ranks[1].add_compute(Stream::Compute, Category::Forward, "b", -1.0);
+    REQUIRE_THROWS_WITH(program::check_plan(plan), Catch::Contains("rank 1 op 1 (b) has a negative or NaN duration"));
+  }
+  SECTION("a negative size") {
+    plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "x", {Transfer{1, -8, 0}}, {});
+    plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "y", {}, {Transfer{0, -8, 0}});
+    REQUIRE_THROWS_WITH(program::check_plan(plan), Catch::Contains("rank 0 op 0 (x) moves a negative size"));
+  }
+}
+
+TEST_CASE("program::index_messages: sends match by tag whatever order the tags come in", "[program]") {
+  program::Plan plan;
+  plan.ranks.resize(3);
+  // Rank 0 sends rank 1 tags 5, 2, 9 and rank 2 tag 2; rank 1 receives 2, 9, 5 (sizes tell them apart).
+  for (const auto& [tag, bytes] : std::vector<std::pair<int, double>>{{5, 50}, {2, 20}, {9, 90}})
+    plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "s", {Transfer{1, bytes, tag}}, {});
+  plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "s2", {Transfer{2, 7, 2}}, {});
+  for (const auto& [tag, bytes] : std::vector<std::pair<int, double>>{{2, 20}, {9, 90}, {5, 50}})
+    plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "r", {}, {Transfer{0, bytes, tag}});
+  plan.ranks[2].add_exchange(Stream::Comm, Category::DataParallelComm, "r2", {}, {Transfer{0, 7, 2}});
+  const auto index = program::index_messages(plan);
+  CHECK(index.messages() == 4);
+  CHECK(index.partner(0, 0) == 2);  // tag 5: rank 1's third receive
+  CHECK(index.partner(0, 1) == 0);  // tag 2
+  CHECK(index.partner(0, 2) == 1);  // tag 9
+  CHECK(index.partner(0, 3) == 0);  // rank 2's only receive
+  CHECK(index.partner(1, 2) == 0);
+  CHECK(index.partner(2, 0) == 3);
 }
 
 TEST_CASE("program::RankProgram: ops read back as they were added, from flat storage", "[program]") {
