@@ -48,7 +48,10 @@ ActivityReplay::ActivityReplay(const program::Plan& plan, const program::Message
     slot.rank = ranks_.ranks[s];
     slot.program = &plan.ranks[slot.rank];
     const OpIndex n = slot.program->size();
-    slot.ops.assign(n, OpState{0, kNone, kNone, 0});
+    if (n >= OpState::kLast)
+      throw SimulationError(fmt::format("rank {} has {} ops; the replay handles at most {} per rank", slot.rank, n,
+                                        OpState::kLast - 1));
+    slot.ops.assign(n, OpState{0, kNone, kNone, 0, OpState::kLast});
     slot.posted.assign(slot.program->transfer_count(), Posting{kNone, kNone});
     slot.timings.assign(n, OpTiming{});
     ops_total_ += n;
@@ -85,11 +88,15 @@ void ActivityReplay::run() {
 void ActivityReplay::start_streams() {
   for (std::uint32_t s = 0; s < slots_.size(); ++s) {
     Slot& slot = slots_[s];
-    slot.head.fill(kNone);
-    for (OpIndex i = 0; i < slot.program->size(); ++i) {
-      auto& head = slot.head[static_cast<int>(slot.program->stream(i))];
-      if (head == kNone) head = i;
+    // Each op's successor on its stream, from the end: what is left last is each stream's head.
+    std::array<std::uint32_t, program::kStreamCount> next;
+    next.fill(OpState::kLast);
+    for (OpIndex i = slot.program->size(); i-- > 0;) {
+      auto& after = next[static_cast<int>(slot.program->stream(i))];
+      slot.ops[i].next_on_stream = after & OpState::kLast;  // < kLast: checked in the constructor
+      after = i;
     }
+    for (std::size_t k = 0; k < next.size(); ++k) slot.head[k] = next[k] == OpState::kLast ? kNone : next[k];
     for (const std::uint32_t head : slot.head)
       if (head != kNone) try_start(s, head);
   }
@@ -322,10 +329,9 @@ void ActivityReplay::complete(std::uint32_t s, std::uint32_t op) {
   if (slot.program->kind(op) == OpKind::Compute) release_device(s, op);
   const auto stream = slot.program->stream(op);
   if (interferes(*slot.program, op)) change_comms(s, -1);
-  std::uint32_t next = op + 1;
-  while (next < slot.program->size() && slot.program->stream(next) != stream) ++next;
-  slot.head[static_cast<int>(stream)] = next < slot.program->size() ? next : kNone;
-  if (next < slot.program->size()) try_start(s, next);
+  const std::uint32_t next = slot.ops[op].next_on_stream;
+  slot.head[static_cast<int>(stream)] = next != OpState::kLast ? next : kNone;
+  if (next != OpState::kLast) try_start(s, next);
   std::uint32_t w = slot.ops[op].waiting_head;
   slot.ops[op].waiting_head = kNone;
   while (w != kNone) {

@@ -52,10 +52,12 @@ public:
 private:
   /// What the replay knows of one op: 16 bytes, so that one cache line holds it.
   struct OpState {
+    static constexpr std::uint32_t kLast = 0x7fffffff;  // next_on_stream of a stream's last op
     std::uint32_t pending = 0;       // before the op starts: deps checked; then transfers left
     std::uint32_t waiting_head;      // first op waiting for this one to end (kNone: none)
     std::uint32_t waiting_next;      // next op in the list this op waits in
-    std::uint32_t done = 0;
+    std::uint32_t done : 1 = 0;
+    std::uint32_t next_on_stream : 31 = kLast;  // the op its stream runs after it
   };
   /// The two ends of a message, kept at its send: the op that posted each (kNone: not yet).
   struct Posting {
