@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
@@ -21,11 +22,11 @@ constexpr double kStatePerTransfer_B = 8;
 constexpr double kSimGridPerEndpoint_B = 6e3;
 constexpr double kSimGridPerReplayedRank_B = 8e3;
 constexpr double kSimGridBase_B = 40e6;  // libraries, models and the process itself
-// The planner's peak beside the finished plan (arrays grown by doubling, ranks' ops before they are
-// shared; jemalloc keeps freed pages mapped), as a multiple of the plan: fitted to the peak RSS of
-// the 175B/1,024-GPU and 530B/2,520-GPU runs (0.75 and 0.94, mean 0.85), checked on the
-// 1T/16,384-GPU run (2.0 there: the estimate is 34 % low), docs/engine.md section 4.
-constexpr double kPlannerPerPlan = 0.85;
+// The planner's peak as a multiple of the plan as it built it, every rank's ops its own before
+// identical ones are shared (arrays grown by 1.25 at a time; jemalloc keeps freed pages mapped):
+// fitted to the peak RSS of the 175B/1,024-GPU and 530B/2,520-GPU runs (1.114 and 1.093), checked
+// on 175B/2,048 GPUs, 1T/4,096 GPUs and 1T/16,384 GPUs, docs/engine.md section 4.
+constexpr double kPeakPerUnsharedPlan = 1.10;
 
 double gib(double bytes) { return bytes / (1024.0 * 1024 * 1024); }
 
@@ -36,8 +37,12 @@ ReplayFootprint estimate_footprint(const program::Plan& plan, const program::Mes
   ReplayFootprint f;
   for (const auto& p : plan.ranks) f.plan_B += static_cast<double>(p.memory_bytes());
   f.plan_B += static_cast<double>(plan.ranks.names().memory_bytes() + plan.ranks.tables().values.memory_bytes());
-  f.planner_B = kPlannerPerPlan * f.plan_B;
-  f.index_B = static_cast<double>(index.memory_bytes());
+  double unshared_B = 0;
+  for (const auto& p : plan.ranks) unshared_B += static_cast<double>(p.unshared_memory_bytes());
+  f.planner_B = std::max(0.0, kPeakPerUnsharedPlan * unshared_B - f.plan_B);
+  // index_messages holds every rank's sorted receive keys while it matches them.
+  f.index_B = static_cast<double>(index.memory_bytes()) +
+              static_cast<double>(program::kMatchKey_B) * static_cast<double>(index.messages());
   for (const int rank : ranks.ranks) {
     const auto& p = plan.ranks[rank];
     f.state_B += kStatePerOp_B * p.size() + kStatePerTransfer_B * static_cast<double>(p.transfer_count());

@@ -11,8 +11,8 @@ namespace clearfog::engine {
 
 struct ReplayFootprint {
   double plan_B = 0;       // the plan as built (measured)
-  double planner_B = 0;    // what the planner held beside it at its peak (calibrated, see the .cpp)
-  double index_B = 0;      // which transfer matches which
+  double planner_B = 0;    // what the planner held beside the finished plan at its peak (calibrated, see the .cpp)
+  double index_B = 0;      // which transfer matches which, and the keys matched while it is built
   double state_B = 0;      // per-op and per-transfer state and timelines of the replayed ranks
   double simgrid_B = 0;    // hosts, links, routes and in-flight flows (calibrated, see the .cpp)
   [[nodiscard]] double total_B() const { return plan_B + planner_B + index_B + state_B + simgrid_B; }

@@ -19,6 +19,8 @@ struct Key {
   std::uint64_t tag;
 };
 
+static_assert(sizeof(Key) == kMatchKey_B);
+
 bool key_less(const Key& a, const Key& b) { return a.peer != b.peer ? a.peer < b.peer : a.tag < b.tag; }
 
 std::string where(const Plan& plan, int rank, OpIndex op) {

@@ -2,12 +2,17 @@
 // Which transfer matches which: the send of rank r to p with tag t and p's receive from r with tag
 // t are the two ends of one message. Built once per plan by index_messages(), which is also where
 // check_plan()'s rules are enforced: sorted compact keys per rank, text formatted only on error.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "program/Program.hpp"
 
 namespace clearfog::program {
+
+/// Bytes per message that index_messages() holds beside the index while it matches (one sorted key
+/// per receive), for memory estimates.
+inline constexpr std::size_t kMatchKey_B = 16;
 
 class MessageIndex {
 public:

@@ -193,6 +193,11 @@ std::size_t RankProgram::memory_bytes() const {
          transfers_.capacity() * sizeof(PackedTransfer);
 }
 
+std::size_t RankProgram::unshared_memory_bytes() const {
+  return sizeof(*this) + body_->records.capacity() * sizeof(Record) + body_->deps.capacity() * sizeof(OpIndex) +
+         transfers_.capacity() * sizeof(PackedTransfer);
+}
+
 void RankList::resize(std::size_t n) {
   if (n < programs_.size()) {
     programs_.erase(programs_.begin() + static_cast<std::ptrdiff_t>(n), programs_.end());

@@ -209,6 +209,8 @@ public:
   void share_ops_of(const RankProgram& other);
   /// Heap bytes held by this program (shared ops counted once per holder), for memory estimates.
   [[nodiscard]] std::size_t memory_bytes() const;
+  /// The same as if its ops were its own (as the planner built them, before identical ones were shared).
+  [[nodiscard]] std::size_t unshared_memory_bytes() const;
 
 private:
   struct Body {
