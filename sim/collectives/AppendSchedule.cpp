@@ -13,6 +13,8 @@ namespace {
 
 using program::OpIndex;
 
+static_assert(sizeof(LoweredSchedule::Transfer) == 16);
+
 /// One end of a message as a participant sees it.
 struct Posting {
   int round;
@@ -45,8 +47,8 @@ void lower_steps(const Schedule& schedule, LoweredSchedule& out) {
   for (std::size_t i = 0; i < messages.size(); ++i) {
     const Message& m = messages[i];
     const auto tag = static_cast<std::uint32_t>(i);
-    postings[m.from].push_back(Posting{m.round, true, {m.to, m.bytes, tag}});
-    postings[m.to].push_back(Posting{m.round, false, {m.from, m.bytes, tag}});
+    postings[m.from].push_back(Posting{m.round, true, {m.bytes, m.to, tag}});
+    postings[m.to].push_back(Posting{m.round, false, {m.bytes, m.from, tag}});
   }
   out.tags = messages.size();
   for (int p = 0; p < schedule.participants(); ++p) {
@@ -82,8 +84,8 @@ void lower_fluid(const Schedule& schedule, LoweredSchedule& out) {
   std::vector<std::vector<Posting>> postings(schedule.participants());
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     const auto tag = static_cast<std::uint32_t>(k);
-    postings[pairs[k].from].push_back(Posting{0, true, {pairs[k].to, pairs[k].bytes, tag}});
-    postings[pairs[k].to].push_back(Posting{0, false, {pairs[k].from, pairs[k].bytes, tag}});
+    postings[pairs[k].from].push_back(Posting{0, true, {pairs[k].bytes, pairs[k].to, tag}});
+    postings[pairs[k].to].push_back(Posting{0, false, {pairs[k].bytes, pairs[k].from, tag}});
   }
   for (int p = 0; p < schedule.participants(); ++p) {
     out.first_exchange.push_back(static_cast<std::uint32_t>(out.exchanges.size()));
@@ -114,7 +116,12 @@ std::vector<OpIndex> append_lowered(program::Plan& plan, const LoweredSchedule& 
   const std::uint64_t first_tag = tags.allocate(s.tags);
   const bool step = s.fidelity == config::Fidelity::Step;
   // Names are interned once per collective (all ranks share the plan's name table).
-  const program::NameId plain_name = plan.ranks[l.endpoints.front()].intern(l.name);
+  // The plain name: every fluid exchange, and any zero-time marker.
+  program::NameId plain_id = program::NameId(-1);
+  const auto plain_name = [&] {
+    if (plain_id == program::NameId(-1)) plain_id = plan.ranks[l.endpoints.front()].intern(l.name);
+    return plain_id;
+  };
   std::vector<program::NameId> round_names;
   const auto name_of_round = [&](int round) {
     if (round_names.size() <= static_cast<std::size_t>(round)) round_names.resize(round + 1, program::NameId(-1));
@@ -144,7 +151,7 @@ std::vector<OpIndex> append_lowered(program::Plan& plan, const LoweredSchedule& 
       const std::span<const program::Transfer> all(transfers);
       const double launch_s = e == begin && member ? l.launch_overhead_s : 0.0;
       const double overhead_s = (step ? l.step_overhead_s : fluid_overhead_s) + launch_s;
-      const OpIndex op = program.add_exchange(l.stream, l.category, step ? name_of_round(x.round) : plain_name,
+      const OpIndex op = program.add_exchange(l.stream, l.category, step ? name_of_round(x.round) : plain_name(),
                                               all.first(x.sends), all.subspan(x.sends), after, overhead_s);
       after = {};  // later steps follow the first in program order on the same stream
       if (member) last[p] = op;
@@ -152,7 +159,7 @@ std::vector<OpIndex> append_lowered(program::Plan& plan, const LoweredSchedule& 
     // A participant with nothing to exchange: a zero-time marker (fluid plans give every
     // participant one op; step plans only the members).
     if (begin == end && (member || !step)) {
-      const OpIndex op = program.add_compute(l.stream, l.category, plain_name, 0.0, after);
+      const OpIndex op = program.add_compute(l.stream, l.category, plain_name(), 0.0, after);
       if (member) last[p] = op;
     }
   }

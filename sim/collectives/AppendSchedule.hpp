@@ -22,9 +22,9 @@ namespace clearfog::collectives {
 
 /// A schedule as its participants post it, at one fidelity.
 struct LoweredSchedule {
-  struct Transfer {
-    int position = 0;  // the peer's participant position
+  struct Transfer {  // 16 bytes
     double bytes = 0;
+    int position = 0;              // the peer's participant position
     std::uint32_t tag_offset = 0;  // from the first tag the schedule draws
   };
   struct Exchange {

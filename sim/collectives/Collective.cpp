@@ -65,6 +65,8 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
   }
   if (!(r.network_share > 0 && r.network_share <= 1))
     throw Error(fmt::format("network_share must be in (0, 1], got {}", r.network_share));
+  if (!(r.node_scale > 0) || !std::isfinite(r.node_scale))
+    throw Error(fmt::format("node_scale must be > 0, got {}", r.node_scale));
   if (r.op == CollectiveOp::SendRecv && p != 2)
     throw Error(fmt::format("sendrecv takes ranks = {{src, dst}}, got {} ranks", p));
   if (r.algorithm == CollectiveAlgorithm::InSwitch) {

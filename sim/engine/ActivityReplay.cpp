@@ -52,6 +52,15 @@ ActivityReplay::ActivityReplay(const program::Plan& plan, const program::Message
       throw SimulationError(fmt::format("rank {} has {} ops; the replay handles at most {} per rank", slot.rank, n,
                                         OpState::kLast - 1));
     slot.ops.assign(n, OpState{0, kNone, kNone, 0, OpState::kLast});
+    // Each op's successor on its stream, from the end: what is left last is each stream's head.
+    std::array<std::uint32_t, program::kStreamCount> next;
+    next.fill(OpState::kLast);
+    for (OpIndex i = n; i-- > 0;) {
+      auto& after = next[static_cast<int>(slot.program->stream(i))];
+      slot.ops[i].next_on_stream = after & OpState::kLast;  // < kLast: checked above
+      after = i;
+    }
+    for (std::size_t k = 0; k < next.size(); ++k) slot.head[k] = next[k] == OpState::kLast ? kNone : next[k];
     slot.posted.assign(slot.program->transfer_count(), Posting{kNone, kNone});
     slot.timings.assign(n, OpTiming{});
     ops_total_ += n;
@@ -88,15 +97,6 @@ void ActivityReplay::run() {
 void ActivityReplay::start_streams() {
   for (std::uint32_t s = 0; s < slots_.size(); ++s) {
     Slot& slot = slots_[s];
-    // Each op's successor on its stream, from the end: what is left last is each stream's head.
-    std::array<std::uint32_t, program::kStreamCount> next;
-    next.fill(OpState::kLast);
-    for (OpIndex i = slot.program->size(); i-- > 0;) {
-      auto& after = next[static_cast<int>(slot.program->stream(i))];
-      slot.ops[i].next_on_stream = after & OpState::kLast;  // < kLast: checked in the constructor
-      after = i;
-    }
-    for (std::size_t k = 0; k < next.size(); ++k) slot.head[k] = next[k] == OpState::kLast ? kNone : next[k];
     for (const std::uint32_t head : slot.head)
       if (head != kNone) try_start(s, head);
   }

@@ -24,9 +24,9 @@ constexpr double kSimGridPerReplayedRank_B = 8e3;
 constexpr double kSimGridBase_B = 40e6;  // libraries, models and the process itself
 // The planner's peak as a multiple of the plan as it built it, every rank's ops its own before
 // identical ones are shared (arrays grown by 1.25 at a time; jemalloc keeps freed pages mapped):
-// fitted to the peak RSS of the 175B/1,024-GPU and 530B/2,520-GPU runs (1.114 and 1.093), checked
+// fitted to the peak RSS of the 175B/1,024-GPU and 530B/2,520-GPU runs (1.087 and 1.070), checked
 // on 175B/2,048 GPUs, 1T/4,096 GPUs and 1T/16,384 GPUs, docs/engine.md section 4.
-constexpr double kPeakPerUnsharedPlan = 1.10;
+constexpr double kPeakPerUnsharedPlan = 1.08;
 
 double gib(double bytes) { return bytes / (1024.0 * 1024 * 1024); }
 
@@ -35,11 +35,16 @@ double gib(double bytes) { return bytes / (1024.0 * 1024 * 1024); }
 ReplayFootprint estimate_footprint(const program::Plan& plan, const program::MessageIndex& index,
                                    const ReplayRanks& ranks, int endpoints) {
   ReplayFootprint f;
-  for (const auto& p : plan.ranks) f.plan_B += static_cast<double>(p.memory_bytes());
-  f.plan_B += static_cast<double>(plan.ranks.names().memory_bytes() + plan.ranks.tables().values.memory_bytes());
+  const auto tables_B =
+      static_cast<double>(plan.ranks.names().memory_bytes() + plan.ranks.tables().values.memory_bytes());
   double unshared_B = 0;
-  for (const auto& p : plan.ranks) unshared_B += static_cast<double>(p.unshared_memory_bytes());
-  f.planner_B = std::max(0.0, kPeakPerUnsharedPlan * unshared_B - f.plan_B);
+  for (const auto& p : plan.ranks) {
+    f.plan_B += static_cast<double>(p.memory_bytes());
+    unshared_B += static_cast<double>(p.unshared_memory_bytes());
+  }
+  f.plan_B += tables_B;
+  // The planner's peak: the ops as it built them (with its growth and freed pages), and the tables.
+  f.planner_B = std::max(0.0, kPeakPerUnsharedPlan * unshared_B + tables_B - f.plan_B);
   // index_messages holds every rank's sorted receive keys while it matches them.
   f.index_B = static_cast<double>(index.memory_bytes()) +
               static_cast<double>(program::kMatchKey_B) * static_cast<double>(index.messages());

@@ -2,6 +2,7 @@
 // lowered afresh, and a shape is lowered once however many groups run it.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 
 #include "collectives/CollectiveTestSupport.hpp"
@@ -48,6 +49,15 @@ program::Plan two_groups(CollectiveOp op, CollectiveAlgorithm a, config::Fidelit
   return plan;
 }
 
+/// A 20-rank plan with its tags and a schedule cache.
+struct Appender {
+  program::Plan plan;
+  collectives::TagAllocator tags;
+  collectives::ScheduleCache cache;
+  Appender() { plan.ranks.resize(20); }
+  void append(const collectives::CollectiveRequest& r) { collectives::append_collective(plan, r, tags, cache); }
+};
+
 void check_same_ops(const program::Plan& a, const program::Plan& b) {
   REQUIRE(a.rank_count() == b.rank_count());
   for (int r = 0; r < a.rank_count(); ++r) {
@@ -89,29 +99,37 @@ TEST_CASE("collectives::ScheduleCache: a remembered schedule plans the same ops 
 
 TEST_CASE("collectives::ScheduleCache: a different size, fidelity or member count is a different shape",
           "[collectives]") {
-  program::Plan plan;
-  plan.ranks.resize(20);
-  collectives::TagAllocator tags;
-  collectives::ScheduleCache cache;
+  Appender a;
   auto r = request_over(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, config::Fidelity::Step, 0);
-  collectives::append_collective(plan, r, tags, cache);
-  collectives::append_collective(plan, r, tags, cache);
-  CHECK(cache.size() == 1);
+  a.append(r);
+  a.append(r);
+  CHECK(a.cache.size() == 1);
   r.bytes *= 2;
-  collectives::append_collective(plan, r, tags, cache);
-  CHECK(cache.size() == 2);
+  a.append(r);
+  CHECK(a.cache.size() == 2);
   r.fidelity = config::Fidelity::Fluid;
-  collectives::append_collective(plan, r, tags, cache);
-  CHECK(cache.size() == 3);
+  a.append(r);
+  CHECK(a.cache.size() == 3);
   r.ranks.pop_back();
   r.deps.pop_back();
   r.ranks_per_node = 0;
-  collectives::append_collective(plan, r, tags, cache);
-  CHECK(cache.size() == 4);
+  a.append(r);
+  CHECK(a.cache.size() == 4);
   // An all-to-all-v's matrix is not part of a shape: such requests are never remembered.
   auto v = request_over(CollectiveOp::AllToAll, CollectiveAlgorithm::Direct, config::Fidelity::Step, 0);
   v.matrix.assign(8, std::vector<double>(8, 1e3));
-  collectives::append_collective(plan, v, tags, cache);
-  CHECK(cache.size() == 4);
-  CHECK_NOTHROW(program::check_plan(plan));
+  a.append(v);
+  CHECK(a.cache.size() == 4);
+  CHECK_NOTHROW(program::check_plan(a.plan));
+}
+
+TEST_CASE("collectives::ScheduleCache: a request is checked before its shape is looked up", "[collectives]") {
+  // A NaN would compare equal to any cached shape; the check refuses it first.
+  Appender a;
+  auto r = request_over(CollectiveOp::AllToAll, CollectiveAlgorithm::Hierarchical, config::Fidelity::Step, 0);
+  a.append(r);
+  r.node_scale = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH(a.append(r), Catch::Contains("node_scale must be > 0"));
+  CHECK_THROWS_WITH(collectives::append_collective(a.plan, r, a.tags), Catch::Contains("node_scale must be > 0"));
+  CHECK(a.cache.size() == 1);
 }
