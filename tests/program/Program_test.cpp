@@ -58,10 +58,10 @@ TEST_CASE("program::index_messages: sends match by tag whatever order the tags c
   program::Plan plan;
   plan.ranks.resize(3);
   // Rank 0 sends rank 1 tags 5, 2, 9 and rank 2 tag 2; rank 1 receives 2, 9, 5 (sizes tell them apart).
-  for (const auto& [tag, bytes] : std::vector<std::pair<int, double>>{{5, 50}, {2, 20}, {9, 90}})
+  for (const auto& [tag, bytes] : std::vector<std::pair<std::uint64_t, double>>{{5, 50}, {2, 20}, {9, 90}})
     plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "s", {Transfer{1, bytes, tag}}, {});
   plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "s2", {Transfer{2, 7, 2}}, {});
-  for (const auto& [tag, bytes] : std::vector<std::pair<int, double>>{{2, 20}, {9, 90}, {5, 50}})
+  for (const auto& [tag, bytes] : std::vector<std::pair<std::uint64_t, double>>{{2, 20}, {9, 90}, {5, 50}})
     plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "r", {}, {Transfer{0, bytes, tag}});
   plan.ranks[2].add_exchange(Stream::Comm, Category::DataParallelComm, "r2", {}, {Transfer{0, 7, 2}});
   const auto index = program::index_messages(plan);
