@@ -1,6 +1,7 @@
 #pragma once
-// Reads a table of shared/reference/ (CLEARFOG_REFERENCE_DIR): '#' lines are the source notes, the
-// first other line the header; each row becomes a map from column name to text.
+// Reads a table of published figures: '#' lines are the source notes, the first other line the
+// header; each row becomes a map from column name to text. Tables of shared/reference/
+// (CLEARFOG_REFERENCE_DIR) by name, the repository's own (tests/data/reference/) by path.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -14,8 +15,9 @@ namespace clearfog::test {
 
 using CsvRow = std::map<std::string, std::string>;
 
-inline std::vector<CsvRow> read_reference_csv(const std::string& name) {
-  std::ifstream in(std::filesystem::path(CLEARFOG_REFERENCE_DIR) / name);
+inline std::vector<CsvRow> read_csv_table(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  INFO(path.string());
   REQUIRE(in.good());
   const auto split = [](const std::string& line) {
     std::vector<std::string> cells;
@@ -37,6 +39,10 @@ inline std::vector<CsvRow> read_reference_csv(const std::string& name) {
     rows.push_back(row);
   }
   return rows;
+}
+
+inline std::vector<CsvRow> read_reference_csv(const std::string& name) {
+  return read_csv_table(std::filesystem::path(CLEARFOG_REFERENCE_DIR) / name);
 }
 
 }  // namespace clearfog::test

@@ -8,7 +8,9 @@
 
 #include "config/ConfigLoader.hpp"
 #include "parallel/StepPlanner.hpp"
+#include "sweep/SweepSpec.hpp"
 #include "support/PlanRun.hpp"
+#include "support/ReferenceCsv.hpp"
 #include "support/TestPlatforms.hpp"
 #include "workload/TransformerModel.hpp"
 #include "workload/WorkloadType.hpp"
@@ -109,6 +111,29 @@ TEST_CASE("workload::ModelDescription: parameters of the shipped Llama and MPT f
   // embedding and output matrices, the final norm.
   const double h = 4096, f = 11008, V = 32000, l = 32;
   CHECK(plan(on_switch(shipped("llama-2-7b.yaml"), 1, 1, 1)).parameters == l * (4 * h * h + 3 * h * f + 2 * h) + 2 * V * h + h);
+}
+
+TEST_CASE("workload::ModelDescription: the MPT hold-out sweeps run the published models, parameter for parameter",
+          "[workload]") {
+  // tests/data/reference/mpt_fsdp_a100_40gb_holdout.csv: llm-foundry's exact parameter count of each
+  // row (seven model sizes, sequences 512 to 32,768: learned positions add seq x d_model).
+  const auto published =
+      test::read_csv_table(std::filesystem::path(CLEARFOG_TEST_DATA_DIR) / "reference/mpt_fsdp_a100_40gb_holdout.csv");
+  std::vector<config::ScenarioSpec> scenarios;
+  for (const char* file : {"mpt-fsdp-a100-40gb-holdout-node.yaml", "mpt-fsdp-a100-40gb-holdout-cluster.yaml"}) {
+    const auto spec = sweep::load_sweep(std::filesystem::path(CLEARFOG_SOURCE_DIR) / "scenarios/sweeps" / file);
+    for (const auto& point : spec.points()) scenarios.push_back(config::load_scenario(spec.base, point.overrides));
+  }
+  REQUIRE(scenarios.size() == published.size());
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const auto& row = published[i];
+    const auto& scenario = scenarios[i];
+    INFO("row " << i << ": " << row.at("model") << " seq " << row.at("seq") << " on " << row.at("gpus") << " GPUs");
+    CHECK(scenario.platform.device_count() == std::stoi(row.at("gpus")));
+    CHECK(scenario.training.micro_batch == std::stoi(row.at("micro_batch")));
+    CHECK(scenario.training.global_batch == std::stoi(row.at("global_batch")));
+    CHECK(plan(on_switch(scenario.workload, 1, 1, 1)).parameters == std::stod(row.at("n_params")));
+  }
 }
 
 TEST_CASE("workload::ModelDescription: grouped-query attention and SwiGLU shapes per tensor rank", "[workload]") {
