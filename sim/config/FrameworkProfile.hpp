@@ -51,6 +51,10 @@ struct KernelFusions {
   bool layernorm = true;     // layernorm in one kernel (apex FusedLayerNorm) rather than three passes
   bool attention = false;    // one FlashAttention-style kernel per pass (training.attention: fused)
   bool cross_entropy = false;  // the loss in the logits' dtype in one kernel instead of Megatron's fp32 passes
+  // CNNs: batch norm + ReLU, and batch norm + residual add + ReLU, in one cuDNN kernel each
+  // (cudnnBatchNormalizationForwardTrainingEx with CUDNN_BATCHNORM_OPS_BN_ACTIVATION or
+  // BN_ADD_ACTIVATION, NHWC; the ReLU's gradient from a bitmask instead of its output)
+  bool batchnorm_relu = false;
 };
 
 /// The mixed-precision optimizer's passes besides the update itself.

@@ -14,6 +14,7 @@ const std::vector<FrameworkProfile>& framework_profiles() {
       frameworks::pytorch_fsdp(),
       frameworks::deepspeed(),
       frameworks::xla_fused(),
+      frameworks::mxnet(),
   };
   return profiles;
 }

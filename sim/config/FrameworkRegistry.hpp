@@ -29,6 +29,7 @@ FrameworkProfile megatron_core_2024();
 FrameworkProfile pytorch_fsdp();
 FrameworkProfile deepspeed();
 FrameworkProfile xla_fused();
+FrameworkProfile mxnet();
 }  // namespace frameworks
 
 }  // namespace clearfog::config

@@ -72,8 +72,8 @@ KeyTable make_scenario_table() {
            .default_text = fmt::format("the platform's framework; {} where it names none", kDefaultFramework),
            .description = "The software stack (docs/frameworks.md): its kernel fusions, pipeline exchanges "
                           "(blocking or asynchronous), DDP flavour, gradient-accumulation fusion, optimizer "
-                          "passes and host time. training.overlap_grad_reduce, grad_accumulation_fusion and "
-                          "attention default to the profile's and override it when given."},
+                          "passes and host time. training.overlap_grad_reduce, grad_accumulation_fusion, "
+                          "attention and batchnorm_relu_fusion default to the profile's and override it when given."},
           {.path = "training.global_batch",
            .type = KeyType::Integer,
            .constraint = Constraint::AtLeastOne,
@@ -139,6 +139,14 @@ KeyTable make_scenario_table() {
                           "through memory; fused: one FlashAttention-2-style kernel per pass (Dao 2022, 2023) with "
                           "no s^2 traffic and no s^2 activations (it keeps a logsumexp per row and recomputes the "
                           "scores in backward, so selective recomputation adds nothing)."},
+          {.path = "training.batchnorm_relu_fusion",
+           .type = KeyType::Bool,
+           .presence = Presence::Derived,
+           .default_text = "the framework's (false but for mxnet)",
+           .description = "CNNs: each batch norm followed by a ReLU, or by a residual add and a ReLU, runs as one "
+                          "cuDNN kernel per pass (NHWC batch norm with its activation; MXNet --fuse-bn-relu and "
+                          "--fuse-bn-add-relu): the ReLU's and the add's round trips through memory vanish and the "
+                          "ReLU's gradient comes from a bitmask (docs/frameworks.md, \"Fusions\")."},
           {.path = "training.grad_compression.method",
            .type = KeyType::Enum,
            .choices = compression::grad_compression_names(),

@@ -202,6 +202,7 @@ struct TrainingSpec {
   bool grad_accumulation_fusion = true;  // false: a separate gradient add per micro-batch after the first
   Recompute recompute = Recompute::None;
   Attention attention = Attention::Unfused;
+  bool batchnorm_relu_fusion = false;    // CNNs: batch norm (+ residual add) + ReLU in one kernel
   compression::Settings grad_compression;  // of the data-parallel gradient buckets (method "none": syncSGD)
 };
 

@@ -278,10 +278,14 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.training.attention = document.at("training.attention").is_derived()
                                ? (spec.framework.fusions.attention ? Attention::Fused : Attention::Unfused)
                                : enum_value<Attention>(document, "training.attention", parse_attention);
+  spec.training.batchnorm_relu_fusion = document.at("training.batchnorm_relu_fusion").is_derived()
+                                            ? spec.framework.fusions.batchnorm_relu
+                                            : document.get_bool("training.batchnorm_relu_fusion");
   // The scenario's keys win: the profile the planner reads says what runs.
   spec.framework.ddp = spec.training.overlap_grad_reduce ? DdpFlavour::Torch : DdpFlavour::Local;
   spec.framework.grad_accumulation_fusion = spec.training.grad_accumulation_fusion;
   spec.framework.fusions.attention = spec.training.attention == Attention::Fused;
+  spec.framework.fusions.batchnorm_relu = spec.training.batchnorm_relu_fusion;
   spec.parallelism.sequence_parallel = document.get_bool("parallelism.sequence_parallel");
   spec.parallelism.virtual_stages = document.get_int("parallelism.virtual_stages");
   spec.parallelism.schedule = document.get_string("parallelism.schedule");

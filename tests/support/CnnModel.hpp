@@ -7,6 +7,7 @@
 
 #include "config/ConfigLoader.hpp"
 #include "workload/WorkloadType.hpp"
+#include "workload/types/CnnSpec.hpp"
 
 namespace clearfog::test {
 
@@ -36,6 +37,28 @@ inline bool has_kernel(const workload::Block& b, const std::string& name, bool b
   for (const auto& k : (backward ? b.backward : b.forward).front().kernels)
     if (k.name == name) return true;
   return false;
+}
+
+/// A small residual network on 8x8x3 images: block a (c1, b1, r1), block b (c2, b2, the add of
+/// r1, r2), a head (global pool, fc with bias, loss); 4 channels throughout, 10 classes.
+inline workload::CnnSpec residual_unit_spec() {
+  using workload::CnnLayerKind;
+  workload::CnnSpec s;
+  s.image = {8, 8, 3};
+  s.classes = 10;
+  s.layers = {
+      {.kind = CnnLayerKind::Conv, .name = "c1", .block = "a", .out = 4, .kernel = 3, .padding = 1},
+      {.kind = CnnLayerKind::BatchNorm, .name = "b1"},
+      {.kind = CnnLayerKind::Relu, .name = "r1"},
+      {.kind = CnnLayerKind::Conv, .name = "c2", .block = "b", .out = 4, .kernel = 3, .padding = 1},
+      {.kind = CnnLayerKind::BatchNorm, .name = "b2"},
+      {.kind = CnnLayerKind::Add, .name = "s", .shortcut = "r1"},
+      {.kind = CnnLayerKind::Relu, .name = "r2"},
+      {.kind = CnnLayerKind::GlobalAvgPool, .name = "p", .block = "head"},
+      {.kind = CnnLayerKind::Fc, .name = "f", .out = 10, .bias = true},
+      {.kind = CnnLayerKind::Loss, .name = "loss"},
+  };
+  return s;
 }
 
 /// Model FLOPs of every block's forward (or backward) pass.

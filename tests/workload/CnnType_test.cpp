@@ -238,21 +238,7 @@ TEST_CASE("workload::Cnn: memory-bound kernels move the bytes of their passes", 
 }
 
 TEST_CASE("workload::Cnn: kept activations counted once per tensor, and block outputs", "[workload][cnn]") {
-  CnnSpec s;
-  s.image = {8, 8, 3};
-  s.classes = 10;
-  s.layers = {
-      {.kind = CnnLayerKind::Conv, .name = "c1", .block = "a", .out = 4, .kernel = 3, .padding = 1},
-      {.kind = CnnLayerKind::BatchNorm, .name = "b1"},
-      {.kind = CnnLayerKind::Relu, .name = "r1"},
-      {.kind = CnnLayerKind::Conv, .name = "c2", .block = "b", .out = 4, .kernel = 3, .padding = 1},
-      {.kind = CnnLayerKind::BatchNorm, .name = "b2"},
-      {.kind = CnnLayerKind::Add, .name = "s", .shortcut = "r1"},
-      {.kind = CnnLayerKind::Relu, .name = "r2"},
-      {.kind = CnnLayerKind::GlobalAvgPool, .name = "p", .block = "head"},
-      {.kind = CnnLayerKind::Fc, .name = "f", .out = 10, .bias = true},
-      {.kind = CnnLayerKind::Loss, .name = "loss"},
-  };
+  const CnnSpec s = test::residual_unit_spec();
   const int b = 2;
   const double e = 2, image = b * 3 * 64 * e, map = b * 4 * 64 * e, stats = 2 * 4 * 4.0;
   const auto d = describe(workload::make_cnn_workload("tiny", s), b);

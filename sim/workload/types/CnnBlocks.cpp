@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/Errors.hpp"
+#include "workload/types/CnnFusion.hpp"
 #include "workload/types/CnnLayerKernels.hpp"
 #include "workload/types/CnnType.hpp"
 
@@ -63,6 +64,25 @@ std::vector<double> kept_bytes(const Context& c) {
   }
   for (const auto& [producer, where] : tensors) bytes[where.first] += where.second;
   return bytes;
+}
+
+/// Each batch norm that a ReLU (or an add and a ReLU) ends runs cuDNN's fused kernels; the add and
+/// the ReLU run none of their own.
+void fuse_batchnorm_relu(Context& c) {
+  const auto input_grad = [&](std::size_t layer) {
+    const long long input = c.net.layers[layer].input;
+    return input >= 0 && c.output_grad[static_cast<std::size_t>(input)];
+  };
+  for (const BatchNormReluChain& chain : batchnorm_relu_chains(c.spec.layers, c.net)) {
+    const std::size_t i = chain.batchnorm;
+    const std::string name = local_name(c.spec.layers[i].name, c.net.blocks[c.block_of_layer[i]].name);
+    const long long shortcut = chain.add ? c.net.layers[*chain.add].shortcut : kUnresolved;
+    const bool shortcut_grad = shortcut >= 0 && c.output_grad[static_cast<std::size_t>(shortcut)];
+    c.passes[i] = fused_batchnorm_relu(c.net.layers[i], name, c.options.micro_batch, c.options.precision,
+                                       input_grad(i), chain.add.has_value(), shortcut_grad);
+    if (chain.add) c.passes[*chain.add] = {};
+    c.passes[chain.relu] = {};
+  }
 }
 
 Block make_block(const Context& c, std::size_t index, const std::vector<double>& kept) {
@@ -130,6 +150,7 @@ ModelDescription CnnType::describe(const config::WorkloadSpec& workload, const D
                                     local_name(spec.layers[i].name, net.blocks[c.block_of_layer[i]].name),
                                     o.micro_batch, o.precision, input_grad, spec.memory_format));
   }
+  if (o.fusions.batchnorm_relu) fuse_batchnorm_relu(c);
   const auto kept = kept_bytes(c);
   ModelDescription d;
   d.type = std::string(name());

@@ -23,6 +23,7 @@ constexpr double kBnApplyFlops = 2;     // (x - mean) * (invstd * gamma) + beta 
 constexpr double kBnReduceFlops = 3;    // sum dy, sum dy * x_hat (x_hat from x, mean, invstd)
 constexpr double kBnBackwardFlops = 5;  // dx = (dy - mean(dy) - x_hat * mean(dy x_hat)) * gamma * invstd
 constexpr double kLossFlops = 5;        // max, exp, sum, log, subtract per logit
+constexpr double kMaskBytesPerElement = 1.0 / 8;  // the fused ReLU's bitmask: one bit per element
 
 /// The layer's dims for a micro-batch of b images, and whether its input's gradient is needed.
 struct Sizes {
@@ -231,6 +232,33 @@ std::vector<bool> output_gradients(const std::vector<CnnLayer>& layers, const Cn
 Kernel gradient_sum(const std::string& name, double elements, int readers, DType dtype) {
   const double adds = readers - 1;
   return memory_bound(name, adds * 3 * elements * dtype_bytes(dtype), adds * elements, dtype);
+}
+
+LayerPasses fused_batchnorm_relu(const LayerGraph& graph, const std::string& name, int micro_batch, DType dtype,
+                                 bool input_grad, bool add_shortcut, bool shortcut_grad) {
+  LayerPasses p;
+  const double e = dtype_bytes(dtype), n = micro_batch * graph.in.elements();
+  const double mask = n * kMaskBytesPerElement;
+  const std::string fused = name + (add_shortcut ? ".add.relu" : ".relu");
+  // Forward: the statistics pass reads x; the second reads x (and the shortcut), writes the ReLU's
+  // output and its bitmask: 3ne + n/8 bytes (4ne + n/8 with the add) where unfused batch norm,
+  // add and ReLU move 5ne (8ne).
+  const double reads = add_shortcut ? 2 : 1;
+  p.forward.push_back(memory_bound(name + ".stats", n * e, kBnStatsFlops * n, dtype));
+  p.forward.push_back(memory_bound(fused, (reads + 1) * n * e + mask, (kBnApplyFlops + reads) * n, dtype));
+  // Backward: the ReLU's gradient is the output gradient where the bitmask is set, formed on the
+  // fly by both passes: the sums read dz, x and the mask; the data pass reads them again and
+  // writes dx and, with the add, the shortcut's gradient.
+  p.backward.push_back(memory_bound(fused + ".reduce", 2 * n * e + mask, (kBnReduceFlops + 1) * n, dtype));
+  const double writes = (input_grad ? 1 : 0) + (add_shortcut && shortcut_grad ? 1 : 0);
+  if (writes > 0)
+    p.backward.push_back(memory_bound(fused + ".dgrad", (2 + writes) * n * e + mask, (kBnBackwardFlops + 1) * n, dtype));
+  // x, the fp32 mean and inverse standard deviation per channel, the bitmask
+  p.saved.push_back({graph.input, n * e});
+  p.saved.push_back({kOwnTensor, 2 * static_cast<double>(graph.in.c) * kFp32Bytes + mask});
+  p.params.push_back(param("bias", static_cast<double>(graph.in.c)));
+  p.params.push_back(param("weight", static_cast<double>(graph.in.c)));
+  return p;
 }
 
 LayerPasses layer_passes(const CnnLayer& layer, const LayerGraph& graph, long long index, const std::string& name,

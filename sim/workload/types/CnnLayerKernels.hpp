@@ -38,6 +38,17 @@ struct LayerPasses {
 LayerPasses layer_passes(const CnnLayer& layer, const LayerGraph& graph, long long index, const std::string& name,
                          int micro_batch, DType dtype, bool input_grad, MemoryFormat format);
 
+/// A batch norm fused with the ReLU after it, and with a residual add between them when
+/// `add_shortcut` (cuDNN's NHWC batch norm with CUDNN_BATCHNORM_OPS_BN_ACTIVATION or
+/// BN_ADD_ACTIVATION, as MXNet's --fuse-bn-relu and --fuse-bn-add-relu run it): one statistics pass
+/// and one pass that normalizes, adds the shortcut, applies the ReLU and writes a bitmask of where
+/// it passed; backward, the two per-channel sums and the data gradient read the output gradient,
+/// x and the bitmask, and the data pass also writes the shortcut's gradient. `graph` is the batch
+/// norm's; `input_grad` and `shortcut_grad`: whether its input's and the shortcut's gradients are
+/// needed. The ReLU and the add then run no kernel of their own. docs/workloads.md, "Kernels".
+LayerPasses fused_batchnorm_relu(const LayerGraph& graph, const std::string& name, int micro_batch, DType dtype,
+                                 bool input_grad, bool add_shortcut, bool shortcut_grad);
+
 /// Per layer: whether the gradient of its output is needed, i.e. it or a layer before it on its
 /// path from the image has parameters (autograd's requires_grad).
 std::vector<bool> output_gradients(const std::vector<CnnLayer>& layers, const CnnNetwork& net);
