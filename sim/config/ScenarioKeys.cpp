@@ -146,7 +146,9 @@ KeyTable make_scenario_table() {
            .description = "CNNs: each batch norm followed by a ReLU, or by a residual add and a ReLU, runs as one "
                           "cuDNN kernel per pass (NHWC batch norm with its activation; MXNet --fuse-bn-relu and "
                           "--fuse-bn-add-relu): the ReLU's and the add's round trips through memory vanish and the "
-                          "ReLU's gradient comes from a bitmask (docs/frameworks.md, \"Fusions\")."},
+                          "ReLU's gradient comes from a bitmask (docs/frameworks.md, \"Fusions\"). Modelled for "
+                          "16-bit channels-last tensors, as the recipe runs it: true is refused otherwise, and a "
+                          "profile's fusion leaves such runs unfused."},
           {.path = "training.grad_compression.method",
            .type = KeyType::Enum,
            .choices = compression::grad_compression_names(),

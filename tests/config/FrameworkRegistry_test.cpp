@@ -20,7 +20,8 @@ bool same_behaviour(const FrameworkProfile& a, const FrameworkProfile& b) {
   const auto& f = a.fusions;
   const auto& g = b.fusions;
   return f.bias_gelu == g.bias_gelu && f.softmax_mask == g.softmax_mask && f.layernorm == g.layernorm &&
-         f.attention == g.attention && f.cross_entropy == g.cross_entropy && a.p2p == b.p2p && a.ddp == b.ddp &&
+         f.attention == g.attention && f.cross_entropy == g.cross_entropy && f.batchnorm_relu == g.batchnorm_relu &&
+         a.p2p == b.p2p && a.ddp == b.ddp &&
          a.grad_accumulation_fusion == b.grad_accumulation_fusion &&
          a.optimizer.master_copies == b.optimizer.master_copies &&
          a.optimizer.fp16_unscale == b.optimizer.fp16_unscale && a.host_per_iteration_s == b.host_per_iteration_s &&
@@ -46,7 +47,7 @@ TEST_CASE("config::FrameworkRegistry: every profile has a unique name, a descrip
   }
   CHECK(names.count(std::string(kDefaultFramework)) == 1);
   for (const char* expected : {"megatron-2021", "megatron-2022", "megatron-core-2024", "pytorch-fsdp", "deepspeed",
-                               "xla-fused"})
+                               "xla-fused", "mxnet"})
     CHECK(names.count(expected) == 1);
   CHECK_THROWS_AS(framework_profile("megatron-1999"), Error);
 }
@@ -61,6 +62,7 @@ TEST_CASE("config::FrameworkRegistry: the default profile is clearfog's behaviou
   CHECK(s.training.overlap_grad_reduce);
   CHECK(s.training.grad_accumulation_fusion);
   CHECK(s.training.attention == Attention::Unfused);
+  CHECK_FALSE(s.training.batchnorm_relu_fusion);
 }
 
 TEST_CASE("config::FrameworkRegistry: a scenario's training keys win over its profile's", "[config]") {
@@ -72,6 +74,9 @@ TEST_CASE("config::FrameworkRegistry: a scenario's training keys win over its pr
     const auto core = quickstart({{"framework", "megatron-core-2024"}});
     CHECK(core.training.attention == Attention::Fused);
     CHECK(core.framework.fusions.attention);
+    const auto mx = quickstart({{"framework", "mxnet"}});
+    CHECK(mx.training.batchnorm_relu_fusion);
+    CHECK(mx.framework.fusions.batchnorm_relu);
   }
   SECTION("given keys override it, and the profile the planner reads agrees") {
     const auto s = quickstart({{"framework", "megatron-2021"}, {"training.overlap_grad_reduce", "true"},
@@ -79,6 +84,10 @@ TEST_CASE("config::FrameworkRegistry: a scenario's training keys win over its pr
     CHECK(s.training.overlap_grad_reduce);
     CHECK(s.framework.ddp == DdpFlavour::Torch);
     CHECK(s.framework.fusions.attention);
+    const auto off = quickstart({{"framework", "mxnet"}, {"training.batchnorm_relu_fusion", "false"}});
+    CHECK_FALSE(off.framework.fusions.batchnorm_relu);
+    const auto on = quickstart({{"training.batchnorm_relu_fusion", "true"}});
+    CHECK(on.framework.fusions.batchnorm_relu);
   }
 }
 

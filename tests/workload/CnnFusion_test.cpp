@@ -10,6 +10,7 @@
 
 #include "support/CnnModel.hpp"
 #include "workload/types/CnnFusion.hpp"
+#include "workload/types/CnnLayerKernels.hpp"
 #include "workload/types/CnnType.hpp"
 
 using namespace clearfog;
@@ -81,7 +82,7 @@ TEST_CASE("workload::CnnFusion: a batch norm fuses with the ReLU that alone read
 TEST_CASE("workload::CnnFusion: fused passes move the bytes of cuDNN's fused kernels", "[workload][cnn]") {
   const int b = 2;
   const auto w = workload::make_cnn_workload("unit", test::residual_unit_spec());
-  for (const DType dtype : {DType::fp16, DType::tf32}) {
+  for (const DType dtype : {DType::fp16, DType::bf16}) {
     const double e = dtype_bytes(dtype), n = b * 4.0 * 8 * 8, mask = n / 8;
     const auto plain = test::describe(w, b, dtype), joined = fused(w, b, dtype);
     INFO(dtype_name(dtype));
@@ -115,6 +116,76 @@ TEST_CASE("workload::CnnFusion: fused passes move the bytes of cuDNN's fused ker
     for (const auto& blk : joined.blocks) kept_fused += blk.saved_activation_B[none];
     CHECK(kept_fused - kept_plain == Approx(2 * mask));
   }
+}
+
+TEST_CASE("workload::CnnFusion: what does not fuse", "[workload][cnn]") {
+  const auto chains_of = [](const CnnSpec& s) {
+    const auto net = workload::analyze_network(s.layers, s.image);
+    REQUIRE(net.ok());
+    return workload::batchnorm_relu_chains(s.layers, net);
+  };
+  SECTION("an add reading the batch norm as input and shortcut reads it twice") {
+    auto s = test::residual_unit_spec();
+    s.layers[5].shortcut = "b2";
+    const auto chains = chains_of(s);
+    REQUIRE(chains.size() == 1);
+    CHECK(chains[0].batchnorm == 1);
+  }
+  SECTION("a chain across a block boundary") {
+    auto s = test::residual_unit_spec();
+    s.layers[2].block = "a2";  // r1 starts a block of its own: b1 ends block a
+    const auto chains = chains_of(s);
+    REQUIRE(chains.size() == 1);
+    CHECK(chains[0].batchnorm == 4);
+  }
+  SECTION("32-bit or channels-first tensors: the profile's fusion leaves the chains apart") {
+    const auto w = workload::make_cnn_workload("unit", test::residual_unit_spec());
+    CHECK_FALSE(has_kernel(block(fused(w, 2, DType::tf32), "a"), "b1.relu", false));
+    CHECK(has_kernel(block(fused(w, 2, DType::tf32), "a"), "r1", false));
+    auto first = test::residual_unit_spec();
+    first.memory_format = workload::MemoryFormat::ChannelsFirst;
+    CHECK_FALSE(has_kernel(block(fused(workload::make_cnn_workload("unit", first), 2, DType::fp16), "a"), "b1.relu",
+                           false));
+    CHECK(workload::batchnorm_relu_fusion_applies(DType::bf16, workload::MemoryFormat::ChannelsLast));
+    CHECK_FALSE(workload::batchnorm_relu_fusion_applies(DType::fp32, workload::MemoryFormat::ChannelsLast));
+  }
+}
+
+TEST_CASE("workload::CnnFusion: the data pass writes only the gradients that are needed", "[workload][cnn]") {
+  // The unit's first batch norm reads the image through c1 (no data gradient of the image, but c1's
+  // weights need b1's): dx is needed. Without any layer with parameters before it, neither is.
+  const int b = 2;
+  const double e = 2, n = b * 4.0 * 8 * 8, mask = n / 8;
+  workload::LayerGraph g;
+  g.input = 0;
+  g.in = g.out = {4, 8, 8};
+  const auto dgrad = [&](bool input_grad, bool add, bool shortcut_grad) {
+    const auto p = workload::fused_batchnorm_relu(g, "bn", b, DType::fp16, input_grad, add, shortcut_grad);
+    for (const auto& k : p.backward)
+      if (k.name.ends_with(".dgrad")) return k.bytes;
+    return 0.0;
+  };
+  CHECK(dgrad(true, false, false) == 3 * n * e + mask);   // dz, x in; dx out
+  CHECK(dgrad(false, false, false) == 0);                  // no data pass
+  CHECK(dgrad(true, true, true) == 4 * n * e + mask);     // and the shortcut's gradient out
+  CHECK(dgrad(true, true, false) == 3 * n * e + mask);    // a shortcut without gradient (the image)
+  CHECK(dgrad(false, true, true) == 2 * n * e + mask);    // dz in, dz·mask out
+}
+
+TEST_CASE("workload::CnnFusion: a fused chain with a projection runs after the shortcut's layers", "[workload][cnn]") {
+  // layer1.0 of ResNet-50: bn3, downsample.0, downsample.1, add, relu. The fused kernel reads the
+  // projection's output, so it runs after it forward and before it backward.
+  const auto d = fused(test::shipped("resnet-50.yaml"), 8);
+  const auto& unit = block(d, "layer1.0");
+  const auto position = [&](const std::string& name, bool backward) {
+    const auto& ks = (backward ? unit.backward : unit.forward).front().kernels;
+    for (std::size_t i = 0; i < ks.size(); ++i)
+      if (ks[i].name == name) return static_cast<long long>(i);
+    FAIL("no kernel " << name);
+    return -1LL;
+  };
+  CHECK(position("bn3.add.relu", false) > position("downsample.1", false));
+  CHECK(position("bn3.add.relu.dgrad", true) < position("downsample.1.reduce", true));
 }
 
 TEST_CASE("workload::CnnFusion: ResNet-50 fuses 49 of its 53 batch norms, 16 with the residual add",

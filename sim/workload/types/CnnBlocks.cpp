@@ -66,8 +66,9 @@ std::vector<double> kept_bytes(const Context& c) {
   return bytes;
 }
 
-/// Each batch norm that a ReLU (or an add and a ReLU) ends runs cuDNN's fused kernels; the add and
-/// the ReLU run none of their own.
+/// Each batch norm that a ReLU (or an add and a ReLU) ends runs cuDNN's fused kernels, where the
+/// chain ends (the shortcut an add reads is computed by then; backward, its gradient is written
+/// before the shortcut's layers need it); the batch norm, the add and the ReLU run none of their own.
 void fuse_batchnorm_relu(Context& c) {
   const auto input_grad = [&](std::size_t layer) {
     const long long input = c.net.layers[layer].input;
@@ -78,10 +79,11 @@ void fuse_batchnorm_relu(Context& c) {
     const std::string name = local_name(c.spec.layers[i].name, c.net.blocks[c.block_of_layer[i]].name);
     const long long shortcut = chain.add ? c.net.layers[*chain.add].shortcut : kUnresolved;
     const bool shortcut_grad = shortcut >= 0 && c.output_grad[static_cast<std::size_t>(shortcut)];
-    c.passes[i] = fused_batchnorm_relu(c.net.layers[i], name, c.options.micro_batch, c.options.precision,
-                                       input_grad(i), chain.add.has_value(), shortcut_grad);
+    c.passes[chain.relu] = fused_batchnorm_relu(c.net.layers[i], name, c.options.micro_batch,
+                                                c.options.precision, input_grad(i), chain.add.has_value(),
+                                                shortcut_grad);
     if (chain.add) c.passes[*chain.add] = {};
-    c.passes[chain.relu] = {};
+    c.passes[i] = {};
   }
 }
 
@@ -150,7 +152,8 @@ ModelDescription CnnType::describe(const config::WorkloadSpec& workload, const D
                                     local_name(spec.layers[i].name, net.blocks[c.block_of_layer[i]].name),
                                     o.micro_batch, o.precision, input_grad, spec.memory_format));
   }
-  if (o.fusions.batchnorm_relu) fuse_batchnorm_relu(c);
+  if (o.fusions.batchnorm_relu && batchnorm_relu_fusion_applies(o.precision, spec.memory_format))
+    fuse_batchnorm_relu(c);
   const auto kept = kept_bytes(c);
   ModelDescription d;
   d.type = std::string(name());

@@ -19,7 +19,8 @@ struct BatchNormReluChain {
 };
 
 /// Every chain of `layers` that fuses: a batch norm whose output only a ReLU reads, or only an add
-/// (as its input, not its shortcut) whose output only a ReLU reads. In layer order.
+/// (as its input, not its shortcut) whose output only a ReLU reads, all three in one block. In
+/// layer order.
 std::vector<BatchNormReluChain> batchnorm_relu_chains(const std::vector<CnnLayer>& layers, const CnnNetwork& net);
 
 }  // namespace clearfog::workload

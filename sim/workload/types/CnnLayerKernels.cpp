@@ -250,15 +250,23 @@ LayerPasses fused_batchnorm_relu(const LayerGraph& graph, const std::string& nam
   // fly by both passes: the sums read dz, x and the mask; the data pass reads them again and
   // writes dx and, with the add, the shortcut's gradient.
   p.backward.push_back(memory_bound(fused + ".reduce", 2 * n * e + mask, (kBnReduceFlops + 1) * n, dtype));
-  const double writes = (input_grad ? 1 : 0) + (add_shortcut && shortcut_grad ? 1 : 0);
-  if (writes > 0)
-    p.backward.push_back(memory_bound(fused + ".dgrad", (2 + writes) * n * e + mask, (kBnBackwardFlops + 1) * n, dtype));
+  // Without dx the pass only forms the shortcut's gradient: dz and the mask in, dz·mask out.
+  const bool shortcut_out = add_shortcut && shortcut_grad;
+  if (input_grad)
+    p.backward.push_back(memory_bound(fused + ".dgrad", (shortcut_out ? 4 : 3) * n * e + mask,
+                                      (kBnBackwardFlops + 1) * n, dtype));
+  else if (shortcut_out)
+    p.backward.push_back(memory_bound(fused + ".dgrad", 2 * n * e + mask, n, dtype));
   // x, the fp32 mean and inverse standard deviation per channel, the bitmask
   p.saved.push_back({graph.input, n * e});
   p.saved.push_back({kOwnTensor, 2 * static_cast<double>(graph.in.c) * kFp32Bytes + mask});
   p.params.push_back(param("bias", static_cast<double>(graph.in.c)));
   p.params.push_back(param("weight", static_cast<double>(graph.in.c)));
   return p;
+}
+
+bool batchnorm_relu_fusion_applies(DType dtype, MemoryFormat format) {
+  return (dtype == DType::fp16 || dtype == DType::bf16) && format == MemoryFormat::ChannelsLast;
 }
 
 LayerPasses layer_passes(const CnnLayer& layer, const LayerGraph& graph, long long index, const std::string& name,

@@ -49,6 +49,12 @@ LayerPasses layer_passes(const CnnLayer& layer, const LayerGraph& graph, long lo
 LayerPasses fused_batchnorm_relu(const LayerGraph& graph, const std::string& name, int micro_batch, DType dtype,
                                  bool input_grad, bool add_shortcut, bool shortcut_grad);
 
+/// Whether the fused batch norm exists for these tensors: 16-bit (fp16, bf16) and channels-last,
+/// the configuration DeepLearningExamples' MXNet recipe fuses in (its float32 runs pass no --fuse
+/// flags); elsewhere a profile's fusion leaves the chain unfused and an explicit
+/// training.batchnorm_relu_fusion: true is refused.
+bool batchnorm_relu_fusion_applies(DType dtype, MemoryFormat format);
+
 /// Per layer: whether the gradient of its output is needed, i.e. it or a layer before it on its
 /// path from the image has parameters (autograd's requires_grad).
 std::vector<bool> output_gradients(const std::vector<CnnLayer>& layers, const CnnNetwork& net);

@@ -148,7 +148,31 @@ std::shared_ptr<const config::WorkloadParams> CnnType::build(const ConfigDocumen
   return spec;
 }
 
-void CnnType::check_scenario(const ConfigDocument& scenario, const ConfigDocument& /*workload*/,
+namespace {
+
+/// An explicit training.batchnorm_relu_fusion: true needs the tensors the fused kernels exist for;
+/// a profile's fusion just leaves such a chain unfused (batchnorm_relu_fusion_applies).
+void check_batchnorm_relu_fusion(const ConfigDocument& scenario, const ConfigDocument& workload,
+                                 std::vector<Diagnostic>& out) {
+  const auto* fusion = scenario.find("training.batchnorm_relu_fusion");
+  if (!fusion || fusion->is_derived() || !fusion->as_bool()) return;
+  const auto* precision = scenario.find("training.precision");
+  const auto* format = workload.find("memory_format");
+  const std::string dtype = precision ? precision->as_string() : std::string(dtype_name(DType::bf16));
+  const std::string layout = format ? format->as_string() : std::string(memory_format_name(MemoryFormat::ChannelsLast));
+  const bool sixteen_bit = dtype == dtype_name(DType::fp16) || dtype == dtype_name(DType::bf16);
+  if (sixteen_bit && layout == memory_format_name(MemoryFormat::ChannelsLast)) return;
+  config::report_at(*fusion,
+                    fmt::format("the fused batch norm + ReLU kernels are modelled for 16-bit channels-last tensors "
+                                "(fp16 or bf16, memory_format channels_last), as MXNet's recipe runs them; this "
+                                "scenario trains in {} with memory_format {}: set it false",
+                                dtype, layout),
+                    out);
+}
+
+}  // namespace
+
+void CnnType::check_scenario(const ConfigDocument& scenario, const ConfigDocument& workload,
                              std::vector<Diagnostic>& out) const {
   if (const auto* tp = scenario.find("parallelism.tp"); tp && tp->as_integer() != 1)
     config::report(scenario, "parallelism.tp",
@@ -170,6 +194,7 @@ void CnnType::check_scenario(const ConfigDocument& scenario, const ConfigDocumen
                    out);
   if (const auto* precision = scenario.find("training.precision"); precision && precision->as_string() == "fp8")
     config::report(scenario, "training.precision", fp8_training_refusal(name(), kFp8Kernels), out);
+  check_batchnorm_relu_fusion(scenario, workload, out);
 }
 
 std::optional<std::int64_t> CnnType::pipeline_units(const ConfigDocument& doc) const {
