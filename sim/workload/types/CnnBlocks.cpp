@@ -66,22 +66,22 @@ std::vector<double> kept_bytes(const Context& c) {
   return bytes;
 }
 
+/// Whether the gradient of `producer`'s output is needed (never the image's).
+bool gradient_needed(const Context& c, long long producer) {
+  return producer >= 0 && c.output_grad[static_cast<std::size_t>(producer)];
+}
+
 /// Each batch norm that a ReLU (or an add and a ReLU) ends runs cuDNN's fused kernels, where the
 /// chain ends (the shortcut an add reads is computed by then; backward, its gradient is written
 /// before the shortcut's layers need it); the batch norm, the add and the ReLU run none of their own.
 void fuse_batchnorm_relu(Context& c) {
-  const auto input_grad = [&](std::size_t layer) {
-    const long long input = c.net.layers[layer].input;
-    return input >= 0 && c.output_grad[static_cast<std::size_t>(input)];
-  };
   for (const BatchNormReluChain& chain : batchnorm_relu_chains(c.spec.layers, c.net)) {
     const std::size_t i = chain.batchnorm;
     const std::string name = local_name(c.spec.layers[i].name, c.net.blocks[c.block_of_layer[i]].name);
     const long long shortcut = chain.add ? c.net.layers[*chain.add].shortcut : kUnresolved;
-    const bool shortcut_grad = shortcut >= 0 && c.output_grad[static_cast<std::size_t>(shortcut)];
     c.passes[chain.relu] = fused_batchnorm_relu(c.net.layers[i], name, c.options.micro_batch,
-                                                c.options.precision, input_grad(i), chain.add.has_value(),
-                                                shortcut_grad);
+                                                c.options.precision, gradient_needed(c, c.net.layers[i].input),
+                                                chain.add.has_value(), gradient_needed(c, shortcut));
     if (chain.add) c.passes[*chain.add] = {};
     c.passes[i] = {};
   }
@@ -146,11 +146,10 @@ ModelDescription CnnType::describe(const config::WorkloadSpec& workload, const D
     for (std::size_t i = net.blocks[k].begin; i < net.blocks[k].end; ++i) c.block_of_layer[i] = k;
   c.output_grad = output_gradients(spec.layers, net);
   for (std::size_t i = 0; i < spec.layers.size(); ++i) {
-    const long long input = net.layers[i].input;
-    const bool input_grad = input >= 0 && c.output_grad[static_cast<std::size_t>(input)];
     c.passes.push_back(layer_passes(spec.layers[i], net.layers[i], static_cast<long long>(i),
                                     local_name(spec.layers[i].name, net.blocks[c.block_of_layer[i]].name),
-                                    o.micro_batch, o.precision, input_grad, spec.memory_format));
+                                    o.micro_batch, o.precision, gradient_needed(c, net.layers[i].input),
+                                    spec.memory_format));
   }
   if (o.fusions.batchnorm_relu && batchnorm_relu_fusion_applies(o.precision, spec.memory_format))
     fuse_batchnorm_relu(c);
