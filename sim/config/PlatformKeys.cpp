@@ -406,8 +406,10 @@ KeyTable make_platform_table() {
            .default_text = "0",
            .constraint = Constraint::NonNegative,
            .description = "Share of the accelerator's memory bandwidth a running collective's traffic takes, "
-                          "below 1: memory-bound compute overlapping it runs 1/(1 - share) times slower. The "
-                          "larger of the two factors applies (docs/frameworks.md)."},
+                          "below 1. Memory is shared in proportion to demand: a kernel overlapping a collective "
+                          "runs 1 + share times slower (the larger of this and the units' factor applies), and a "
+                          "transfer through a link that touches a device running a kernel runs 1 + share times "
+                          "slower (docs/frameworks.md)."},
           {.path = "collectives.source",
            .presence = Presence::Defaulted,
            .default_text = "",

@@ -200,15 +200,21 @@ struct CollectiveCalibration {
   double interference_memory_share = 0;  // share of the memory bandwidth its traffic takes, [0, 1)
 
   /// Factor on the time of compute that runs while a collective is in flight on the same device:
-  /// the larger of U/(U - units) (kernels bound by the compute units) and 1/(1 - share) (kernels
-  /// bound by memory). Exactly 1 when neither is given.
+  /// the larger of U/(U - units) (kernels bound by the compute units) and 1 + share (kernels
+  /// bound by memory, sharing it with the collective in proportion to demand). Exactly 1 when
+  /// neither is given.
   [[nodiscard]] double compute_slowdown(int compute_units) const {
     const double units = compute_units > interference_units
                              ? static_cast<double>(compute_units) / (compute_units - interference_units)
                              : 1.0;
-    const double memory = interference_memory_share < 1 ? 1.0 / (1.0 - interference_memory_share) : 1.0;
-    return units > memory ? units : memory;
+    return units > memory_contention() ? units : memory_contention();
   }
+  /// Factor on the time of a transfer through a device's links while a kernel runs on it: the
+  /// collective keeps its compute units, and shares the memory as the kernel does: 1 + share.
+  [[nodiscard]] double collective_slowdown() const { return memory_contention(); }
+  /// A streaming kernel (demand: all of the bandwidth H) beside a collective (demand m·H) when
+  /// requests are served in proportion to demand: each gets 1/(1 + m) of what it asks.
+  [[nodiscard]] double memory_contention() const { return 1.0 + interference_memory_share; }
 
   /// Protocol `p` for a collective inside one node or across nodes; nullopt where the platform
   /// does not say what it costs (Simple always has figures).

@@ -41,7 +41,12 @@ bool interferes(const program::RankProgram& program, OpIndex op) {
 
 ActivityReplay::ActivityReplay(const program::Plan& plan, const program::MessageIndex& index, ReplayRanks ranks,
                                const ReplayOptions& options, FlowMerging merging)
-    : plan_(plan), index_(index), ranks_(std::move(ranks)), options_(options), merging_(std::move(merging)) {
+    : plan_(plan),
+      index_(index),
+      ranks_(std::move(ranks)),
+      options_(options),
+      merging_(std::move(merging)),
+      link_slowdown_(plan.interference.collective, ranks_.device_links) {
   slots_.resize(ranks_.ranks.size());
   for (std::size_t s = 0; s < slots_.size(); ++s) {
     Slot& slot = slots_[s];
@@ -146,9 +151,10 @@ void ActivityReplay::start_compute(std::uint32_t s, std::uint32_t op) {
   if (stream == program::Stream::Compute) slot.device.foreground_busy = true;
   if (stream == program::Stream::Background) slot.device.background_busy = true;
   slot.timings[op].start_s = now();
+  if (seconds > 0) link_slowdown_.kernel_started(s);
   // Interference: compute runs slower while a collective is under way beside it (factor 1: the
   // plain timer below, so that times stay exactly what they were).
-  if (seconds > 0 && plan_.compute_slowdown_under_comm != 1.0 && stream == program::Stream::Compute) {
+  if (seconds > 0 && plan_.interference.compute != 1.0 && stream == program::Stream::Compute) {
     slot.running = {op, seconds, now(), nullptr};
     time_running_compute(s);
     return;
@@ -211,7 +217,7 @@ void ActivityReplay::start_idle_background() {
 
 void ActivityReplay::time_running_compute(std::uint32_t s) {
   Slot& slot = slots_[s];
-  const double factor = slot.comms_in_flight > 0 ? plan_.compute_slowdown_under_comm : 1.0;
+  const double factor = slot.comms_in_flight > 0 ? plan_.interference.compute : 1.0;
   const std::uint32_t op = slot.running.op;
   slot.running.timer = simgrid::kernel::timer::Timer::set(now() + slot.running.remaining_s * factor, [this, s, op] {
     slots_[s].running = Slot::Running{};
@@ -228,7 +234,7 @@ void ActivityReplay::change_comms(std::uint32_t s, int delta) {
   if (was_busy == (slot.comms_in_flight > 0) || slot.running.op == kNone) return;
   // The work done so far at the old rate, the rest at the new one.
   auto& r = slot.running;
-  const double factor = was_busy ? plan_.compute_slowdown_under_comm : 1.0;
+  const double factor = was_busy ? plan_.interference.compute : 1.0;
   r.remaining_s = std::max(0.0, r.remaining_s - (now() - r.since_s) / factor);
   r.since_s = now();
   r.timer->remove();
@@ -283,9 +289,11 @@ void ActivityReplay::start_flow(std::uint32_t s, std::uint32_t transfer, const P
   auto comm = sg4::Comm::sendto_init();
   comm->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(id)));
   comm->set_payload_size(flow.carried * static_cast<std::uint64_t>(std::llround(slot.program->bytes(transfer))));
-  comm->set_source(ranks_.hosts[s]);
-  comm->set_destination(ranks_.receiver_host[peer]);  // starts it, unless it carries 0 bytes
-  if (comm->get_state() != sg4::Activity::State::STARTED) comm->start();
+  link_slowdown_.start(ranks_.hosts[s], ranks_.receiver_host[peer], [&] {
+    comm->set_source(ranks_.hosts[s]);
+    comm->set_destination(ranks_.receiver_host[peer]);  // starts it, unless it carries 0 bytes
+    if (comm->get_state() != sg4::Activity::State::STARTED) comm->start();
+  });
   flow.comm = std::move(comm);
   messages_started_ += flow.carried;
   flows_[id] = std::move(flow);
@@ -326,7 +334,10 @@ void ActivityReplay::complete(std::uint32_t s, std::uint32_t op) {
   slot.ops[op].done = 1;
   slot.timings[op].end_s = now();
   if ((++ops_done_ & 0xfff) == 0) check_clock();
-  if (slot.program->kind(op) == OpKind::Compute) release_device(s, op);
+  if (slot.program->kind(op) == OpKind::Compute) {
+    if (slot.program->seconds(op) > 0) link_slowdown_.kernel_ended(s);
+    release_device(s, op);
+  }
   const auto stream = slot.program->stream(op);
   if (interferes(*slot.program, op)) change_comms(s, -1);
   const std::uint32_t next = slot.ops[op].next_on_stream;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/FlowMerging.hpp"
+#include "engine/KernelLinkSlowdown.hpp"
 #include "engine/ReplayOptions.hpp"
 #include "engine/ReplayRanks.hpp"
 #include "engine/SimulationResult.hpp"
@@ -123,6 +124,7 @@ private:
   ReplayRanks ranks_;
   ReplayOptions options_;
   FlowMerging merging_;
+  KernelLinkSlowdown link_slowdown_;  // Interference::collective: a kernel slows its device's links
   std::vector<Slot> slots_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> finished_;  // ops done, to release
   std::vector<std::uint32_t> idle_devices_;  // slots whose held background kernel may now start

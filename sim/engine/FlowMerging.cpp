@@ -108,6 +108,7 @@ std::string replay_refusal(const program::Plan& plan, const ReplayRanks& ranks, 
   for (const auto& p : plan.ranks)
     for (program::OpIndex op = 0; op < p.size(); ++op)
       if (p.stream(op) == program::Stream::Background) return "a background stream";
+  if (plan.interference.collective != 1.0) return "collectives slowed beside compute (links change bandwidth)";
   return "";
 }
 

@@ -133,7 +133,7 @@ std::string describe_stuck_ops(const program::Plan& plan, const std::vector<Rank
 
 SimulationResult simulate_legacy(const topology::ClusterTopology& topology, const program::Plan& plan) {
   program::check_plan(plan);
-  if (plan.compute_slowdown_under_comm != 1.0)
+  if (plan.interference.any())
     throw SimulationError("the legacy replay does not model compute-communication interference; the platform's "
                           "collectives.interference must be 0 for it");
   for (const auto& program : plan.ranks)

@@ -43,6 +43,8 @@ ReplayRanks full_ranks(const program::Plan& plan, const topology::SimGridPlatfor
     r.slot_of_rank.push_back(rank);
     r.receiver_host.push_back(platform.hosts[rank]);
   }
+  if (plan.interference.collective != 1.0)
+    r.device_links.assign(platform.device_links.begin(), platform.device_links.begin() + plan.rank_count());
   return r;
 }
 
@@ -51,6 +53,11 @@ ReplayRanks choose_ranks(const program::Plan& plan, const program::MessageIndex&
                          const topology::SimGridPlatform& platform, const ReplayOptions& options, ReplayInfo& info) {
   if (!options.symmetry) {
     info.detail = "symmetry not tried (--no-symmetry)";
+    return full_ranks(plan, platform);
+  }
+  // A kernel slows the links of its own device; the quotient platform folds links together.
+  if (plan.interference.collective != 1.0) {
+    info.detail = "no symmetry: collectives slowed beside compute change each device's links on their own";
     return full_ranks(plan, platform);
   }
   const SymmetryDecision decision = prove_symmetry(plan, index, platform.hosts);

@@ -4,6 +4,7 @@
 
 namespace simgrid::s4u {
 class Host;
+class Link;
 }  // namespace simgrid::s4u
 
 namespace clearfog::engine {
@@ -13,6 +14,8 @@ struct ReplayRanks {
   std::vector<simgrid::s4u::Host*> hosts;          // host of each slot
   std::vector<int> slot_of_rank;                   // [plan rank] the slot whose timeline it shares (-1: none)
   std::vector<simgrid::s4u::Host*> receiver_host;  // [plan rank] where a replayed send to it goes
+  /// [slot] the links its kernels slow (Interference::collective); full replay only
+  std::vector<std::vector<simgrid::s4u::Link*>> device_links;
 };
 
 }  // namespace clearfog::engine

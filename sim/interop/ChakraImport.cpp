@@ -8,6 +8,7 @@
 #include "interop/ChakraImportError.hpp"
 #include "interop/ChakraNodeAttrs.hpp"
 #include "interop/ChakraPlanBuilder.hpp"
+#include "parallel/PlatformInterference.hpp"
 #include "workload/types/ChakraRankFiles.hpp"
 #include "workload/types/ChakraType.hpp"
 
@@ -133,8 +134,7 @@ parallel::StepPlan import_chakra(const config::ScenarioSpec& scenario, const ker
   if (params.reprice) pricing = repriced(costs, scenario.training.precision);
   parallel::StepPlan step;
   step.plan = ChakraPlanBuilder(graphs, collectives, pricing).build();
-  step.plan.compute_slowdown_under_comm =
-      scenario.platform.collectives.compute_slowdown(scenario.platform.accelerator.compute_units);
+  step.plan.interference = parallel::platform_interference(scenario.platform);
   step.micro_batches = 1;
   step.samples = scenario.training.global_batch;
   step.described = false;

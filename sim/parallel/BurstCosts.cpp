@@ -3,6 +3,7 @@
 #include "kernels/BlockedGemmModel.hpp"
 #include "kernels/ScaledCostModel.hpp"
 #include "parallel/BlockCosts.hpp"
+#include "parallel/PlatformInterference.hpp"
 #include "workload/TransformerModel.hpp"
 #include "workload/WorkloadType.hpp"
 
@@ -41,7 +42,7 @@ BurstCosting burst_costs(const config::ScenarioSpec& scenario, const std::vector
   p.global_batch = scenario.training.global_batch;
   p.amplification_limit = amplification_limit;
   const auto& platform = scenario.platform;
-  c.compute_slowdown_under_comm = platform.collectives.compute_slowdown(platform.accelerator.compute_units);
+  c.interference = platform_interference(platform);
   p.node_devices = platform.node.devices;
   p.node_link_Bps = platform.node.link.bandwidth_Bps;
   p.node_latency_s = platform.node.link.latency_s;

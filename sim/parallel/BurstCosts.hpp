@@ -14,8 +14,7 @@ namespace clearfog::parallel {
 struct BurstCosting {
   BurstProblem problem;
   std::vector<double> optimizer_s;  // per layer (block), on one device
-  /// Compute beside a collective runs this much slower (the platform's interference, 1 = none).
-  double compute_slowdown_under_comm = 1;
+  program::Interference interference;  // the platform's (parallel/PlatformInterference.hpp)
 };
 
 /// `widths`: ascending, the first 1, each dividing the scenario's training.global_batch. The

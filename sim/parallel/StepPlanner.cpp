@@ -9,6 +9,7 @@
 #include "core/Errors.hpp"
 #include "kernels/BlockedGemmModel.hpp"
 #include "parallel/GridSymmetries.hpp"
+#include "parallel/PlatformInterference.hpp"
 #include "workload/TransformerModel.hpp"
 #include "workload/WorkloadType.hpp"
 
@@ -86,8 +87,7 @@ StepPlan StepPlanner::plan() {
   step_.ideal_bubble = pp_ > 1 ? schedule::ideal_bubble_fraction(schedule_, shape_, ideal_pass_times()) : 0.0;
   step_.p2p_bytes = pp_ > 1 ? p2p_bytes(0) : 0.0;
   step_.plan.ranks.resize(static_cast<std::size_t>(std::max(grid_.size(), collectives_.endpoints)));
-  step_.plan.compute_slowdown_under_comm =
-      scenario_.platform.collectives.compute_slowdown(scenario_.platform.accelerator.compute_units);
+  step_.plan.interference = platform_interference(scenario_.platform);
   step_.stage_of_rank.assign(static_cast<std::size_t>(grid_.size()), 0);
   // Point-to-point tags: one per (direction, source chunk, micro-batch, replica, tensor rank).
   p2p_base_ = tags_.allocate(2ull * static_cast<std::uint64_t>(chunks_) * m_ * dp_ * tp_);

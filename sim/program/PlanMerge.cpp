@@ -105,7 +105,8 @@ Plan merge_plans(std::span<const PlanPart> parts, int rank_count) {
     for (std::size_t r = 0; r < part.ranks.size(); ++r)
       copy_rank(part, part.plan->ranks[r], merged.ranks[static_cast<std::size_t>(part.ranks[r])], span);
     // One slowdown for the whole machine: the platform's (every part was planned on it).
-    merged.compute_slowdown_under_comm = std::max(merged.compute_slowdown_under_comm, part.plan->compute_slowdown_under_comm);
+    merged.interference.compute = std::max(merged.interference.compute, part.plan->interference.compute);
+    merged.interference.collective = std::max(merged.interference.collective, part.plan->interference.collective);
   }
   return merged;
 }

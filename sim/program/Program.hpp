@@ -260,13 +260,23 @@ struct RankSymmetry {
   std::vector<int> image;  // image[r]: the rank r maps to; one entry per rank of the plan
 };
 
+/// Compute-communication interference (docs/frameworks.md): the factors by which a device's
+/// compute and the transfers through its links run slower while the other is under way on it.
+struct Interference {
+  /// A compute-stream kernel runs this many times slower while an exchange of another stream
+  /// sends from its rank.
+  double compute = 1;
+  /// A transfer runs this many times slower over a link that touches a device running a kernel
+  /// (the link's bandwidth divided by it while the kernel runs).
+  double collective = 1;
+  [[nodiscard]] bool any() const { return compute != 1.0 || collective != 1.0; }
+};
+
 /// Programs of every rank of one simulated step.
 struct Plan {
   RankList ranks;
   std::vector<RankSymmetry> symmetries;  // optional hint, see RankSymmetry
-  /// Compute-communication interference: a compute op that starts while an exchange of another
-  /// stream is in flight on its rank lasts this many times its duration (1: no interference).
-  double compute_slowdown_under_comm = 1;
+  Interference interference;  // compute and collectives slowed beside each other (1, 1: none)
   [[nodiscard]] int rank_count() const { return static_cast<int>(ranks.size()); }
   [[nodiscard]] std::uint64_t op_count() const;
   [[nodiscard]] std::uint64_t transfer_count() const;  // sends + receives

@@ -60,7 +60,8 @@ void headline_figures(const config::ScenarioSpec& scenario, const parallel::Step
   m.recompute_s = step.recompute_s * step.micro_batches;
   m.ideal_bubble_fraction = step.ideal_bubble;
   m.stage_busy_s.assign(static_cast<std::size_t>(std::max(1, step.pp)), 0.0);
-  m.interference_factor = step.plan.compute_slowdown_under_comm;
+  m.interference_factor = step.plan.interference.compute;
+  m.collective_interference_factor = step.plan.interference.collective;
 }
 
 }  // namespace
@@ -77,6 +78,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   for (int r = 0; r < device_count; ++r) {
     double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, last_backward_end = 0, optimizer = 0, busy_before = 0;
     double slowed = 0;  // kernel time beyond the ops' own: interference
+    double beside_kernels = 0;  // time its sending collectives ran beside its kernels
     const auto& program = step.plan.ranks[r];
     const auto n = static_cast<program::OpIndex>(program.size());
     for (program::OpIndex i = 0; i < n; ++i) {
@@ -99,6 +101,9 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
       } else if (op.category == program::Category::DataParallelComm) {
         comm += d;
       }
+      if (m.collective_interference_factor != 1 && op.kind == program::OpKind::Exchange &&
+          op.stream != program::Stream::Compute && program.sends_end(i) > program.transfer_begin(i))
+        beside_kernels += d - busy.exposed(r, timing.start_s, timing.end_s);
     }
     // Pipeline waits in the tail (a last stage waiting for the first one before the tied
     // embeddings are summed) are drain, not data-parallel communication.
@@ -132,7 +137,10 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     // before the others, until the step ends).
     if (r == 0 || compute > m.compute_busy_s)
       busiest_pp_wait = step.pp > 1 ? pp + drain_after_backward + (m.step_time_s - rank_end) : 0.0;
-    if (r == 0 || compute > m.compute_busy_s) m.interference_s = slowed;
+    if (r == 0 || compute > m.compute_busy_s) {
+      m.interference_s = slowed;
+      m.collective_interference_s = beside_kernels * (1 - 1 / m.collective_interference_factor);
+    }
     if (compute > m.compute_busy_s) m.busiest_device = r;
     m.least_busy_s = r == 0 ? compute : std::min(m.least_busy_s, compute);
     m.compute_busy_s = std::max(m.compute_busy_s, compute);

@@ -34,6 +34,9 @@ struct StepMetrics {
   double interference_s = 0;         // of compute_busy_s, what the busiest device's kernels lost running beside
                                      // collectives (platform collectives.interference, docs/frameworks.md)
   double interference_factor = 1;    // the platform's slowdown of compute beside a collective
+  double collective_interference_s = 0;     // what the busiest device's sending collectives lost beside its
+                                            // kernels: o(1 - 1/g) for o seconds beside them (docs/output.md)
+  double collective_interference_factor = 1;  // the platform's slowdown of a collective beside compute
 
   double dp_comm_s = 0;              // gradient reductions (comm stream) + ZeRO-3 gathers (gather stream)
   // The busiest device's step = its compute busy time + idle_s; idle_s = pipeline_wait_s +

@@ -167,6 +167,10 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
     line("hidden behind backward", fmt::format("{} ({})", t(m.hidden_comm_s), pct(share(m.hidden_comm_s, m.dp_comm_s))));
   line("exposed", fmt::format("{} ({} of the step: the busiest device waits for communication)", t(m.exposed_comm_s),
                               pct(share(m.exposed_comm_s, m.step_time_s))));
+  if (m.collective_interference_factor != 1)
+    line("beside kernels", fmt::format("{}: its sending collectives ran {:.3g}x slower while its kernels ran "
+                                       "(collectives.interference.memory_share)",
+                                       t(m.collective_interference_s), m.collective_interference_factor));
   if (m.pipeline_wait_s > 0)
     line("pipeline waits", fmt::format("{} ({} of the step: the busiest device waits on pipeline receives or for the other stages to finish)",
                                        t(m.pipeline_wait_s), pct(share(m.pipeline_wait_s, m.step_time_s))));
@@ -224,6 +228,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                         {"hidden_s", m.hidden_comm_s},
                         {"exposed_s", m.exposed_comm_s},
                         {"pipeline_wait_s", m.pipeline_wait_s},
+                        {"interference_s", m.collective_interference_s},
                         {"buckets", m.buckets},
                         {"gradient_bytes", m.gradient_bytes}};
   // An imported trace has no model: no parameters, no memory estimate (null, never 0).

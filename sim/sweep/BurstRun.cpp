@@ -95,7 +95,7 @@ Simulated simulate(const topology::ClusterTopology& topology, const parallel::Bu
                    const parallel::GroupCollectives& collectives, const parallel::BackgroundJob* background,
                    int background_iterations, const std::string& timeline_title) {
   auto program_plan = parallel::build_burst_plan(costs.problem, plan, schedule, collectives);
-  program_plan.compute_slowdown_under_comm = costs.compute_slowdown_under_comm;
+  program_plan.interference = costs.interference;
   if (background) parallel::add_background(program_plan, schedule.devices, *background, background_iterations);
   const auto sim = engine::simulate_forked(topology, program_plan);
   double end_s = 0;

@@ -40,6 +40,13 @@ public:
         break;
       }
     platform_.hosts.assign(static_cast<std::size_t>(cluster.endpoint_count()), nullptr);
+    platform_.device_links.assign(platform_.hosts.size(), {});
+    const TopologyGraph& topology = cluster.node();
+    device_edges_.resize(static_cast<std::size_t>(cluster.devices_per_node()));
+    for (std::size_t e = 0; e < topology.links().size(); ++e)
+      for (int d = 0; d < cluster.devices_per_node(); ++d)
+        if (topology.links()[e].from == topology.device_vertex(d) || topology.links()[e].to == topology.device_vertex(d))
+          device_edges_[static_cast<std::size_t>(d)].push_back(e);
     const config::PlatformSpec& spec = cluster.platform();
     const bool fabric = cluster.node_count() > 1;
     node_links_.resize(static_cast<std::size_t>(cluster.node_count()));
@@ -107,6 +114,11 @@ private:
       devices.push_back(host);
       platform_.hosts[static_cast<std::size_t>(node * per_node + d)] = host;
     }
+    for (int d = 0; d < per_node; ++d) {
+      auto& touching = platform_.device_links[static_cast<std::size_t>(node * per_node + d)];
+      for (const std::size_t e : device_edges_[static_cast<std::size_t>(d)]) touching.push_back(node_links_[node][e]);
+      if (fabric) touching.push_back(node_nics_[node][static_cast<std::size_t>(cluster_.nic_of(d))]);
+    }
     sg4::Host* reducer = nullptr;
     if (const auto endpoint = cluster_.reduction_switch(node)) {
       reducer = zone->create_host(fmt::format("node{}.switch", node), host_speed_);
@@ -160,6 +172,7 @@ private:
   std::vector<std::vector<sg4::Link*>> node_nics_;   // [node][NIC]
   std::vector<sg4::NetZone*> zones_;                 // [node]: filled, not yet attached
   std::vector<NetPoint*> gateways_;                  // [node]: its router to the fabric (null without one)
+  std::vector<std::vector<std::size_t>> device_edges_;  // [device of a node]: node-graph edges touching it
 };
 
 template <typename To>

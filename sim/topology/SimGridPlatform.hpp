@@ -15,6 +15,7 @@
 
 namespace simgrid::s4u {
 class Host;
+class Link;
 class NetZone;
 }
 
@@ -25,6 +26,9 @@ struct SimGridPlatform {
   /// (ClusterTopology::reduction_switch()).
   std::vector<simgrid::s4u::Host*> hosts;
   simgrid::s4u::NetZone* root = nullptr;  // the cluster's zone is its only child
+  /// index = endpoint: the links that touch the device, whose transfers read or write its memory:
+  /// its edges of the node graph and its NIC (empty for a reducing switch).
+  std::vector<std::vector<simgrid::s4u::Link*>> device_links;
 };
 
 /// host_speed: the nominal speed given to every host; the engine converts op durations into

@@ -1,7 +1,8 @@
 // Compute-communication interference (docs/frameworks.md): compute runs the plan's factor slower
 // for as long as a sending exchange of another stream is under way on its device; factor 1 leaves
 // every time as it was, bit for bit; the legacy replay refuses such plans. The factor's derivation from the
-// compute units and the memory share a collective takes.
+// compute units and the memory share a collective takes. Below: the collective side, transfers
+// slowed over the links of a device running a kernel.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -29,7 +30,7 @@ const auto kTopology = topology::ClusterTopology::build(test::switch_platform(2,
 program::Plan overlapped(double factor) {
   program::Plan plan;
   plan.ranks.resize(2);
-  plan.compute_slowdown_under_comm = factor;
+  plan.interference.compute = factor;
   plan.ranks[0].add_compute(Stream::Compute, Category::Backward, "a", 1.0);
   plan.ranks[0].add_compute(Stream::Compute, Category::Backward, "b", 1.0);
   plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "send", {Transfer{1, 10 * kBandwidth_Bps, 1}},
@@ -69,7 +70,7 @@ TEST_CASE("engine::simulate: compute partly overlapping a collective is slowed f
   constexpr double f = 1.25;
   program::Plan plan;
   plan.ranks.resize(2);
-  plan.compute_slowdown_under_comm = f;
+  plan.interference.compute = f;
   plan.ranks[0].add_compute(Stream::Compute, Category::Backward, "long", 10.0);
   plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "send", {Transfer{1, 4 * kBandwidth_Bps, 1}},
                              {});
@@ -79,17 +80,24 @@ TEST_CASE("engine::simulate: compute partly overlapping a collective is slowed f
   CHECK(r.ops[0][0].end_s == Approx(14.0 - 4.0 / f).epsilon(1e-9));
 }
 
-TEST_CASE("engine::simulate_legacy: refuses a plan with interference rather than ignore it", "[engine][framework]") {
-  const auto plan = overlapped(1.25);
-  const std::string outcome = engine::run_forked([&]() -> std::string {
+namespace {
+
+/// "ran" or "refused": what the legacy replay does with `plan`.
+std::string legacy_outcome(const topology::ClusterTopology& topology, const program::Plan& plan) {
+  return engine::run_forked([&]() -> std::string {
     try {
-      (void)engine::simulate_legacy(kTopology, plan);
+      (void)engine::simulate_legacy(topology, plan);
       return "ran";
     } catch (const SimulationError&) {
       return "refused";
     }
   });
-  CHECK(outcome == "refused");
+}
+
+}  // namespace
+
+TEST_CASE("engine::simulate_legacy: refuses a plan with interference rather than ignore it", "[engine][framework]") {
+  CHECK(legacy_outcome(kTopology, overlapped(1.25)) == "refused");
 }
 
 TEST_CASE("config::CollectiveCalibration: the interference factor from compute units and memory share",
@@ -98,8 +106,8 @@ TEST_CASE("config::CollectiveCalibration: the interference factor from compute u
   CHECK(c.compute_slowdown(108) == 1.0);  // nothing given: exactly 1
   c.interference_units = 8;               // e.g. 8 NCCL channels, one thread block each, on 108 SMs
   CHECK(c.compute_slowdown(108) == Approx(108.0 / 100.0));
-  c.interference_memory_share = 0.2;      // memory-bound kernels lose a fifth of the bandwidth
-  CHECK(c.compute_slowdown(108) == Approx(1.25));
+  c.interference_memory_share = 0.2;      // a streaming kernel shares the memory with 0.2 of its demand
+  CHECK(c.compute_slowdown(108) == Approx(1.2));
 }
 
 TEST_CASE("engine::simulate: symmetric and full replay agree with interference on", "[engine][framework][simulation]") {
@@ -112,4 +120,78 @@ TEST_CASE("engine::simulate: symmetric and full replay agree with interference o
   const auto symmetric = test::replay_times(s, true);
   CHECK(std::abs(symmetric.step_s - full.step_s) <= 1e-9 * full.step_s);
   CHECK(test::worst_difference(symmetric, full) < 1e-9);
+}
+
+// The collective side (Interference::collective = g): a transfer over a link that touches a device
+// running a kernel moves g times slower, and at full speed once no kernel runs there. On the test
+// switch every device has its own port link, so a transfer's ports are its bottleneck.
+namespace {
+
+const auto kThree = topology::ClusterTopology::build(test::switch_platform(3, kBandwidth_Bps, 0));
+
+/// Rank `computer` runs one kernel of `kernel_s`; rank 0 sends `send_s` worth of bytes to rank 1.
+program::Plan kernel_beside_send(int computer, double kernel_s, double send_s, program::Interference factors) {
+  program::Plan plan;
+  plan.ranks.resize(3);
+  plan.interference = factors;
+  plan.ranks[static_cast<std::size_t>(computer)].add_compute(Stream::Compute, Category::Backward, "kernel", kernel_s);
+  plan.ranks[0].add_exchange(Stream::Comm, Category::DataParallelComm, "send",
+                             {Transfer{1, send_s * kBandwidth_Bps, 1}}, {});
+  plan.ranks[1].add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {},
+                             {Transfer{0, send_s * kBandwidth_Bps, 1}});
+  return plan;
+}
+
+double send_end(const engine::SimulationResult& r, int computer) { return r.ops[0][computer == 0 ? 1 : 0].end_s; }
+
+}  // namespace
+
+TEST_CASE("engine::simulate: a transfer beside a kernel on either end runs the collective factor slower",
+          "[engine][framework]") {
+  constexpr double g = 1.25;
+  for (const int computer : {0, 1}) {
+    const auto r = engine::simulate_forked(kThree, kernel_beside_send(computer, 10.0, 4.0, {1.0, g}));
+    CHECK(send_end(r, computer) == Approx(4.0 * g).epsilon(1e-9));
+    // Compute factor 1: the kernel keeps its time.
+    const auto& kernel = r.ops[static_cast<std::size_t>(computer)][0];
+    CHECK(kernel.end_s - kernel.start_s == 10.0);
+  }
+}
+
+TEST_CASE("engine::simulate: a kernel on a device the transfer does not touch leaves it alone",
+          "[engine][framework]") {
+  const auto r = engine::simulate_forked(kThree, kernel_beside_send(2, 10.0, 4.0, {1.0, 1.25}));
+  CHECK(r.ops[0][0].end_s == Approx(4.0).epsilon(1e-12));
+}
+
+TEST_CASE("engine::simulate: a transfer is slowed only while the kernel runs", "[engine][framework]") {
+  // 2 s beside the kernel move 2/g s of the bytes; the other 4 - 2/g s move at full speed.
+  constexpr double g = 1.25;
+  const auto r = engine::simulate_forked(kThree, kernel_beside_send(0, 2.0, 4.0, {1.0, g}));
+  CHECK(r.ops[0][1].end_s == Approx(2.0 + 4.0 - 2.0 / g).epsilon(1e-9));
+}
+
+TEST_CASE("engine::simulate: compute and collective slowed by each other", "[engine][framework]") {
+  // Proportional memory sharing: f = g. The 4 s send takes 4g; in it the 10 s kernel does 4g/f of
+  // its work and the rest after, ending at 10 + 4g(1 - 1/f).
+  constexpr double f = 1.25, g = 1.25;
+  const auto r = engine::simulate_forked(kThree, kernel_beside_send(0, 10.0, 4.0, {f, g}));
+  CHECK(r.ops[0][1].end_s == Approx(4.0 * g).epsilon(1e-9));
+  CHECK(r.ops[0][0].end_s == Approx(10.0 + 4.0 * g * (1 - 1 / f)).epsilon(1e-9));
+}
+
+TEST_CASE("engine::simulate_legacy: refuses a plan whose collectives are slowed beside compute",
+          "[engine][framework]") {
+  CHECK(legacy_outcome(kThree, kernel_beside_send(0, 10.0, 4.0, {1.0, 1.25})) == "refused");
+}
+
+TEST_CASE("config::CollectiveCalibration: memory shared in proportion to demand slows both sides by 1 + share",
+          "[config][framework]") {
+  config::CollectiveCalibration c;
+  CHECK(c.collective_slowdown() == 1.0);  // nothing given: exactly 1
+  c.interference_units = 16;              // the collective keeps its own SMs: no effect on it
+  CHECK(c.collective_slowdown() == 1.0);
+  c.interference_memory_share = 0.3;      // a streaming kernel (demand H) beside 0.3 H: 1.3 H asked of H
+  CHECK(c.collective_slowdown() == Approx(1.3));
+  CHECK(c.compute_slowdown(108) == Approx(1.3));  // above 108/92 from the units
 }
