@@ -207,7 +207,8 @@ struct CollectiveCalibration {
     const double units = compute_units > interference_units
                              ? static_cast<double>(compute_units) / (compute_units - interference_units)
                              : 1.0;
-    return units > memory_contention() ? units : memory_contention();
+    const double memory = memory_contention();
+    return units > memory ? units : memory;
   }
   /// Factor on the time of a transfer through a device's links while a kernel runs on it: the
   /// collective keeps its compute units, and shares the memory as the kernel does: 1 + share.

@@ -30,13 +30,6 @@ ActivityReplay* g_current = nullptr;
 
 double now() { return sg4::Engine::get_clock(); }
 
-/// An exchange that moves data off the compute stream (a collective's step, a send) and so takes
-/// compute units and memory bandwidth from the compute beside it; a receive posted ahead does not.
-bool interferes(const program::RankProgram& program, OpIndex op) {
-  return program.kind(op) == OpKind::Exchange && program.stream(op) != program::Stream::Compute &&
-         program.sends_end(op) > program.transfer_begin(op);
-}
-
 }  // namespace
 
 ActivityReplay::ActivityReplay(const program::Plan& plan, const program::MessageIndex& index, ReplayRanks ranks,
@@ -132,7 +125,7 @@ void ActivityReplay::begin(std::uint32_t s, std::uint32_t op) {
     return;
   }
   const double seconds = slot.program->seconds(op);
-  if (interferes(*slot.program, op)) change_comms(s, +1);
+  if (slot.program->sends_beside_compute(op)) change_comms(s, +1);
   slot.timings[op].start_s = now();
   if (seconds > 0)
     simgrid::kernel::timer::Timer::set(now() + seconds, [this, s, op] {
@@ -151,7 +144,7 @@ void ActivityReplay::start_compute(std::uint32_t s, std::uint32_t op) {
   if (stream == program::Stream::Compute) slot.device.foreground_busy = true;
   if (stream == program::Stream::Background) slot.device.background_busy = true;
   slot.timings[op].start_s = now();
-  if (seconds > 0) link_slowdown_.kernel_started(s);
+  if (slot.program->occupies_device(op)) link_slowdown_.kernel_started(s);
   // Interference: compute runs slower while a collective is under way beside it (factor 1: the
   // plain timer below, so that times stay exactly what they were).
   if (seconds > 0 && plan_.interference.compute != 1.0 && stream == program::Stream::Compute) {
@@ -335,11 +328,11 @@ void ActivityReplay::complete(std::uint32_t s, std::uint32_t op) {
   slot.timings[op].end_s = now();
   if ((++ops_done_ & 0xfff) == 0) check_clock();
   if (slot.program->kind(op) == OpKind::Compute) {
-    if (slot.program->seconds(op) > 0) link_slowdown_.kernel_ended(s);
+    if (slot.program->occupies_device(op)) link_slowdown_.kernel_ended(s);
     release_device(s, op);
   }
   const auto stream = slot.program->stream(op);
-  if (interferes(*slot.program, op)) change_comms(s, -1);
+  if (slot.program->sends_beside_compute(op)) change_comms(s, -1);
   const std::uint32_t next = slot.ops[op].next_on_stream;
   slot.head[static_cast<int>(stream)] = next != OpState::kLast ? next : kNone;
   if (next != OpState::kLast) try_start(s, next);

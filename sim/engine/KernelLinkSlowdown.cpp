@@ -69,7 +69,9 @@ void KernelLinkSlowdown::lift(simgrid::s4u::Host* src, simgrid::s4u::Host* dst) 
 }
 
 void KernelLinkSlowdown::restore_lifted() {
-  for (const std::uint32_t i : lifted_) links_[i].link->set_bandwidth(links_[i].nominal_Bps / factor_);
+  // Only links still under a kernel (starting a comm ends none today; this keeps it so if it did).
+  for (const std::uint32_t i : lifted_)
+    if (links_[i].busy_devices > 0) links_[i].link->set_bandwidth(links_[i].nominal_Bps / factor_);
   lifted_.clear();
 }
 

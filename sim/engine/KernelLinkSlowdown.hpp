@@ -8,6 +8,7 @@
 // SimGrid's CM02 also caps a comm, for its whole life, at the narrowest bandwidth of its route
 // when it starts. A comm must start with its route at nominal bandwidth, or it would stay slow
 // after the kernel ends: start() lifts the slowdown of its route's links for that instant.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <unordered_map>
@@ -23,7 +24,6 @@ namespace clearfog::engine {
 
 class KernelLinkSlowdown {
 public:
-  KernelLinkSlowdown() = default;
   /// `device_links[slot]`: the links that touch the slot's device. Factor 1: does nothing.
   KernelLinkSlowdown(double factor, const std::vector<std::vector<simgrid::s4u::Link*>>& device_links);
 
@@ -47,15 +47,16 @@ private:
   struct Entry {
     simgrid::s4u::Link* link;
     double nominal_Bps;
-    std::uint32_t busy_devices = 0;  // devices it touches that run a kernel now
+    std::uint32_t busy_devices = 0;  // devices it touches that run a kernel now (one kernel per device at a time)
   };
   void lift(simgrid::s4u::Host* src, simgrid::s4u::Host* dst);
   void restore_lifted();
   /// The entries on the route from `src` to `dst`, looked up in SimGrid once per pair.
   const std::vector<std::uint32_t>& route_entries(simgrid::s4u::Host* src, simgrid::s4u::Host* dst);
-  struct PairHash {
-    std::size_t operator()(const std::pair<const void*, const void*>& p) const {
-      return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+  using HostPair = std::pair<const simgrid::s4u::Host*, const simgrid::s4u::Host*>;
+  struct HostPairHash {
+    std::size_t operator()(const HostPair& p) const {
+      return std::hash<const simgrid::s4u::Host*>()(p.first) * 31 + std::hash<const simgrid::s4u::Host*>()(p.second);
     }
   };
 
@@ -65,7 +66,7 @@ private:
   /// A link, or one direction of a split-duplex one (what a route holds), to its entry.
   std::unordered_map<const simgrid::s4u::Link*, std::uint32_t> entry_of_;
   std::uint32_t slowed_ = 0;  // links slowed now
-  std::unordered_map<std::pair<const void*, const void*>, std::vector<std::uint32_t>, PairHash> routes_;
+  std::unordered_map<HostPair, std::vector<std::uint32_t>, HostPairHash> routes_;
   std::vector<std::uint32_t> lifted_;
 };
 

@@ -8,6 +8,7 @@
 #include "config/ScenarioSpec.hpp"
 #include "parallel/BurstPlanner.hpp"
 #include "parallel/BurstProgram.hpp"
+#include "program/Program.hpp"
 
 namespace clearfog::parallel {
 

@@ -191,6 +191,17 @@ public:
     return body_->records[i].first_transfer + body_->records[i].send_count;
   }
   [[nodiscard]] std::uint32_t transfer_end(OpIndex i) const;
+  /// An exchange that moves data off the compute stream (a collective's step, a send): it takes
+  /// compute units and memory bandwidth from the kernels beside it; a receive posted ahead does not.
+  [[nodiscard]] bool sends_beside_compute(OpIndex i) const {
+    return kind(i) == OpKind::Exchange && stream(i) != Stream::Compute && sends_end(i) > transfer_begin(i);
+  }
+  /// A kernel that occupies the device (Compute or Background stream, nonzero time): it streams
+  /// from the memory the transfers through the device's links use.
+  [[nodiscard]] bool occupies_device(OpIndex i) const {
+    return kind(i) == OpKind::Compute && (stream(i) == Stream::Compute || stream(i) == Stream::Background) &&
+           seconds(i) > 0;
+  }
   [[nodiscard]] TransferList sends(OpIndex i) const;
   [[nodiscard]] TransferList recvs(OpIndex i) const;
   /// Every transfer of the rank, op by op (sends before receives within an op).

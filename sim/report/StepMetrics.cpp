@@ -101,8 +101,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
       } else if (op.category == program::Category::DataParallelComm) {
         comm += d;
       }
-      if (m.collective_interference_factor != 1 && op.kind == program::OpKind::Exchange &&
-          op.stream != program::Stream::Compute && program.sends_end(i) > program.transfer_begin(i))
+      if (m.collective_interference_factor != 1 && program.sends_beside_compute(i))
         beside_kernels += d - busy.exposed(r, timing.start_s, timing.end_s);
     }
     // Pipeline waits in the tail (a last stage waiting for the first one before the tied

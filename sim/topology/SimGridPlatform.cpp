@@ -49,6 +49,12 @@ public:
           device_edges_[static_cast<std::size_t>(d)].push_back(e);
     const config::PlatformSpec& spec = cluster.platform();
     const bool fabric = cluster.node_count() > 1;
+    if (fabric)
+      for (int d = 0; d < cluster.devices_per_node(); ++d) {
+        const auto nic = static_cast<std::size_t>(cluster.nic_of(d));
+        if (nic >= nic_users_.size()) nic_users_.resize(nic + 1, 0);
+        ++nic_users_[nic];
+      }
     node_links_.resize(static_cast<std::size_t>(cluster.node_count()));
     node_nics_.resize(node_links_.size());
     for (int node = 0; node < cluster.node_count(); ++node) {
@@ -117,7 +123,10 @@ private:
     for (int d = 0; d < per_node; ++d) {
       auto& touching = platform_.device_links[static_cast<std::size_t>(node * per_node + d)];
       for (const std::size_t e : device_edges_[static_cast<std::size_t>(d)]) touching.push_back(node_links_[node][e]);
-      if (fabric) touching.push_back(node_nics_[node][static_cast<std::size_t>(cluster_.nic_of(d))]);
+      // A NIC shared by several devices carries the traffic of idle ones too: a kernel slows only
+      // a NIC of its own.
+      const auto nic = static_cast<std::size_t>(fabric ? cluster_.nic_of(d) : 0);
+      if (fabric && nic_users_[nic] == 1) touching.push_back(node_nics_[node][nic]);
     }
     sg4::Host* reducer = nullptr;
     if (const auto endpoint = cluster_.reduction_switch(node)) {
@@ -173,6 +182,7 @@ private:
   std::vector<sg4::NetZone*> zones_;                 // [node]: filled, not yet attached
   std::vector<NetPoint*> gateways_;                  // [node]: its router to the fabric (null without one)
   std::vector<std::vector<std::size_t>> device_edges_;  // [device of a node]: node-graph edges touching it
+  std::vector<int> nic_users_;                          // [NIC of a node]: devices it serves
 };
 
 template <typename To>

@@ -27,7 +27,8 @@ struct SimGridPlatform {
   std::vector<simgrid::s4u::Host*> hosts;
   simgrid::s4u::NetZone* root = nullptr;  // the cluster's zone is its only child
   /// index = endpoint: the links that touch the device, whose transfers read or write its memory:
-  /// its edges of the node graph and its NIC (empty for a reducing switch).
+  /// its edges of the node graph and its NIC if the NIC serves it alone (empty for a reducing
+  /// switch).
   std::vector<std::vector<simgrid::s4u::Link*>> device_links;
 };
 

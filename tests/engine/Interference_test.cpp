@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/Errors.hpp"
 #include "engine/ForkedRun.hpp"
@@ -14,6 +16,7 @@
 #include "config/ConfigLoader.hpp"
 #include "support/ReplayTimes.hpp"
 #include "support/TestPlatforms.hpp"
+#include "support/TopologyPlatforms.hpp"
 
 using namespace clearfog;
 using program::Category;
@@ -178,6 +181,61 @@ TEST_CASE("engine::simulate: compute and collective slowed by each other", "[eng
   const auto r = engine::simulate_forked(kThree, kernel_beside_send(0, 10.0, 4.0, {f, g}));
   CHECK(r.ops[0][1].end_s == Approx(4.0 * g).epsilon(1e-9));
   CHECK(r.ops[0][0].end_s == Approx(10.0 + 4.0 * g * (1 - 1 / f)).epsilon(1e-9));
+}
+
+namespace {
+
+/// Each (rank, seconds) of `kernels_s` computes one kernel while rank `from` sends `send_s` worth of
+/// bytes to rank `to`; the other ranks of `ranks` idle.
+program::Plan kernels_beside_send(int ranks, std::vector<std::pair<int, double>> kernels_s, int from, int to,
+                                  double send_s, double g) {
+  program::Plan plan;
+  plan.ranks.resize(static_cast<std::size_t>(ranks));
+  plan.interference = {1.0, g};
+  for (const auto& [rank, seconds] : kernels_s)
+    plan.ranks[static_cast<std::size_t>(rank)].add_compute(Stream::Compute, Category::Backward, "kernel", seconds);
+  plan.ranks[static_cast<std::size_t>(from)].add_exchange(Stream::Comm, Category::DataParallelComm, "send",
+                                                          {Transfer{to, send_s * kBandwidth_Bps, 1}}, {});
+  plan.ranks[static_cast<std::size_t>(to)].add_exchange(Stream::Comm, Category::DataParallelComm, "recv", {},
+                                                        {Transfer{from, send_s * kBandwidth_Bps, 1}});
+  return plan;
+}
+
+/// When the send of kernels_beside_send() ends.
+double send_ends(const engine::SimulationResult& r, int from) { return r.ops[static_cast<std::size_t>(from)].back().end_s; }
+
+}  // namespace
+
+TEST_CASE("engine::simulate: a link between two computing devices is slowed until the last kernel ends",
+          "[engine][framework]") {
+  // One direct link joins the two devices; kernels of 2 s and 3 s on its ends keep it slow for
+  // 3 s (3/g s of bytes moved), the other 4 - 3/g s at full speed.
+  constexpr double g = 1.25;
+  const auto mesh = topology::ClusterTopology::build(
+      test::node_platform(config::NodeTopology::FullMesh, 2, kBandwidth_Bps, 0));
+  const auto r = engine::simulate_forked(mesh, kernels_beside_send(2, {{0, 2.0}, {1, 3.0}}, 0, 1, 4.0, g));
+  CHECK(send_ends(r, 0) == Approx(3.0 + 4.0 - 3.0 / g).epsilon(1e-9));
+}
+
+TEST_CASE("engine::simulate: a kernel slows its own NIC, not one it shares", "[engine][framework]") {
+  constexpr double g = 1.25;
+  const config::LinkSpec nic{kBandwidth_Bps, 0}, fast{100 * kBandwidth_Bps, 0};
+  // One device per node: the receiver's kernel slows its NIC, the transfer's bottleneck.
+  const auto own = topology::ClusterTopology::build(test::fat_tree_cluster(2, 1, fast, 1, nic, fast));
+  CHECK(send_ends(engine::simulate_forked(own, kernels_beside_send(2, {{1, 10.0}}, 0, 1, 4.0, g)), 0) ==
+        Approx(4.0 * g).epsilon(1e-9));
+  // Two devices per node, one NIC: device 1's kernel leaves device 0's transfer to node 1 alone.
+  const auto shared = topology::ClusterTopology::build(test::fat_tree_cluster(2, 2, fast, 1, nic, fast));
+  CHECK(send_ends(engine::simulate_forked(shared, kernels_beside_send(4, {{1, 10.0}}, 0, 2, 4.0, g)), 0) ==
+        Approx(4.0).epsilon(1e-9));
+}
+
+TEST_CASE("engine::simulate: a background kernel slows the links too", "[engine][framework]") {
+  constexpr double g = 1.25;
+  auto plan = kernels_beside_send(3, {}, 0, 1, 4.0, g);
+  plan.ranks[0].add_compute(Stream::Background, Category::Backward, "background kernel", 10.0);
+  const auto r = engine::simulate_forked(kThree, plan);
+  CHECK(r.ops[0][0].end_s == Approx(4.0 * g).epsilon(1e-9));
 }
 
 TEST_CASE("engine::simulate_legacy: refuses a plan whose collectives are slowed beside compute",
