@@ -14,8 +14,11 @@ CLEARFOG_PACKAGES=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev l
 # What only the tests and developer tools need: Catch2 and Google Benchmark for the test and bench
 # binaries; clang-14 and libclang-rt-14-dev (its libFuzzer and sanitizer runtimes) for scripts/fuzz and
 # the fuzz test, which build apart from the normal build; chromium for the headless-browser tests of
-# the HTML pages (tests/html/).
-CLEARFOG_TEST_PACKAGES=(catch2 libbenchmark-dev clang-14 libclang-rt-14-dev chromium)
+# the HTML pages (tests/html/); slurmctld, slurmd, slurm-client and munge for the test that submits a
+# sweep to a real single-node Slurm (tests/sweep/slurm/), which starts and stops its own daemons (the
+# packages' own services are neither needed nor started by it).
+CLEARFOG_TEST_PACKAGES=(catch2 libbenchmark-dev clang-14 libclang-rt-14-dev chromium
+                        slurmctld slurmd slurm-client munge)
 
 # The first build of the simulator alone, measured on the 2-core machine (docs/performance.md).
 CLEARFOG_FIRST_BUILD_MINUTES=4
