@@ -292,26 +292,6 @@ namespace {
 
 using ValueCase = ChakraProtoMsg::AttributeProto::ValueCase;
 
-/// An integer attribute `name` = `value` in the value type `type`.
-void add_integer(ChakraProtoMsg::Node& node, const std::string& name, std::int64_t value, ValueCase type) {
-  auto* a = node.add_attr();
-  a->set_name(name);
-  using A = ChakraProtoMsg::AttributeProto;
-  switch (type) {
-    case A::kInt32Val: a->set_int32_val(static_cast<std::int32_t>(value)); break;
-    case A::kInt64Val: a->set_int64_val(value); break;
-    case A::kUint32Val: a->set_uint32_val(static_cast<std::uint32_t>(value)); break;
-    case A::kUint64Val: a->set_uint64_val(static_cast<std::uint64_t>(value)); break;
-    case A::kSint32Val: a->set_sint32_val(static_cast<std::int32_t>(value)); break;
-    case A::kSint64Val: a->set_sint64_val(value); break;
-    case A::kFixed32Val: a->set_fixed32_val(static_cast<std::uint32_t>(value)); break;
-    case A::kFixed64Val: a->set_fixed64_val(static_cast<std::uint64_t>(value)); break;
-    case A::kSfixed32Val: a->set_sfixed32_val(static_cast<std::int32_t>(value)); break;
-    case A::kSfixed64Val: a->set_sfixed64_val(value); break;
-    default: FAIL("not an integer type: " << static_cast<int>(type));
-  }
-}
-
 /// Rank `rank` of 2: a compute node of `flops` FLOPs and `bytes` bytes (num_ops, tensor_size),
 /// then rank 0 sends rank 1 `message` bytes (tag 5), then both all-reduce `message` bytes; every
 /// integer attribute in the value type `type`.
@@ -320,29 +300,29 @@ interop::ChakraTrace send_recv_trace(int rank, std::int64_t flops, std::int64_t 
   interop::ChakraTrace trace;
   trace.metadata.set_version("0.0.4");
   auto& compute = trace.nodes.emplace_back(test::comp_node(0, "compute", 1e-3));
-  add_integer(compute, "num_ops", flops, type);
-  add_integer(compute, "tensor_size", bytes, type);
+  test::add_int_attr_as(compute, "num_ops", flops, type);
+  test::add_int_attr_as(compute, "tensor_size", bytes, type);
   auto& p2p = trace.nodes.emplace_back();
   p2p.set_id(1);
   p2p.set_type(rank == 0 ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE);
   p2p.add_data_deps(0);
-  add_integer(p2p, "comm_src", 0, type);
-  add_integer(p2p, "comm_dst", 1, type);
-  add_integer(p2p, "comm_tag", 5, type);
-  add_integer(p2p, "comm_size", message, type);
+  test::add_int_attr_as(p2p, "comm_src", 0, type);
+  test::add_int_attr_as(p2p, "comm_dst", 1, type);
+  test::add_int_attr_as(p2p, "comm_tag", 5, type);
+  test::add_int_attr_as(p2p, "comm_size", message, type);
   auto& all_reduce = trace.nodes.emplace_back();
   all_reduce.set_id(2);
   all_reduce.set_type(ChakraProtoMsg::COMM_COLL_NODE);
   all_reduce.add_data_deps(1);
-  add_integer(all_reduce, "comm_type", ChakraProtoMsg::ALL_REDUCE, type);
-  add_integer(all_reduce, "comm_size", message, type);
+  test::add_int_attr_as(all_reduce, "comm_type", ChakraProtoMsg::ALL_REDUCE, type);
+  test::add_int_attr_as(all_reduce, "comm_size", message, type);
   return trace;
 }
 
 }  // namespace
 
-TEST_CASE("interop::import_chakra: integer attributes read alike in every integer type (int32 as Chakra writes "
-          "comm_src, int64 as earlier clearfog exports did)",
+TEST_CASE("interop::import_chakra: integer attributes read alike in every integer type (int32 as Chakra's reader "
+          "takes comm_src, int64 as earlier clearfog exports wrote it)",
           "[interop]") {
   using A = ChakraProtoMsg::AttributeProto;
   const std::int64_t flops = 1'000'000'000, bytes = 1'000, message = 3000;  // each fits every type
@@ -350,8 +330,7 @@ TEST_CASE("interop::import_chakra: integer attributes read alike in every intege
   auto scenario = import_scenario(dir, 2);
   scenario.workload = workload::make_chakra_workload(dir, /*reprice=*/true);
   const double peak = scenario.platform.accelerator.peak(scenario.training.precision);
-  for (const auto type : {A::kInt32Val, A::kInt64Val, A::kUint32Val, A::kUint64Val, A::kSint32Val, A::kSint64Val,
-                          A::kFixed32Val, A::kFixed64Val, A::kSfixed32Val, A::kSfixed64Val}) {
+  for (const auto type : test::integer_scalar_types()) {
     INFO("value type " << A::descriptor()->FindFieldByNumber(type)->name());
     for (int r = 0; r < 2; ++r)
       interop::write_chakra_trace(dir / fmt::format("et.{}.et", r), send_recv_trace(r, flops, bytes, message, type));
