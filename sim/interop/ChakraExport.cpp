@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "core/Errors.hpp"
@@ -32,10 +33,26 @@ std::optional<ChakraProtoMsg::CollectiveCommType> comm_type(config::CollectiveOp
   return std::nullopt;
 }
 
-void add_int(Node& node, const std::string& name, std::int64_t value) {
+// Each attribute Chakra's reader knows is written in the one value type that reader takes: it reads
+// the field of that type and gets 0 from any other (mlcommons/chakra src/feeder/et_feeder_node.cpp,
+// ETFeederNode's constructor; docs/interop.md, "The files").
+
+/// comm_type, comm_size (the reader's int64_val).
+void add_int64(Node& node, const std::string& name, std::int64_t value) {
   AttributeProto* a = node.add_attr();
   a->set_name(name);
   a->set_int64_val(value);
+}
+
+/// comm_src, comm_dst, comm_tag (the reader's int32_val). Throws clearfog::Error for a value
+/// outside int32: written truncated, it would name another rank or message.
+void add_int32(Node& node, const std::string& name, std::int64_t value) {
+  if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max())
+    throw Error(fmt::format("Chakra export: node {}: {} {} does not fit the int32 Chakra reads it as", node.id(),
+                            name, value));
+  AttributeProto* a = node.add_attr();
+  a->set_name(name);
+  a->set_int32_val(static_cast<std::int32_t>(value));
 }
 
 void add_string(google::protobuf::RepeatedPtrField<AttributeProto>& attrs, const std::string& name,
@@ -43,6 +60,11 @@ void add_string(google::protobuf::RepeatedPtrField<AttributeProto>& attrs, const
   AttributeProto* a = attrs.Add();
   a->set_name(name);
   a->set_string_val(value);
+}
+
+/// A plan tag as a signed value; one past int64 stays past int32, for add_int32 to refuse.
+std::int64_t tag_value(std::uint64_t tag) {
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(tag, std::numeric_limits<std::int64_t>::max()));
 }
 
 std::int64_t whole_bytes(double bytes) { return std::llround(bytes); }
@@ -124,10 +146,10 @@ private:
       const bool send = t < program_.sends_end(i);
       Node& node = add_node(i, send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
                             std::string(program_.name(i)), i, i + 1);
-      add_int(node, "comm_src", send ? rank_ : program_.peer(t));
-      add_int(node, "comm_dst", send ? program_.peer(t) : rank_);
-      add_int(node, "comm_tag", static_cast<std::int64_t>(program_.tag(t)));
-      add_int(node, "comm_size", whole_bytes(program_.bytes(t)));
+      add_int32(node, "comm_src", send ? rank_ : program_.peer(t));
+      add_int32(node, "comm_dst", send ? program_.peer(t) : rank_);
+      add_int32(node, "comm_tag", tag_value(program_.tag(t)));
+      add_int64(node, "comm_size", whole_bytes(program_.bytes(t)));
       ids.push_back(node.id());
     }
     finish(i, ids);
@@ -140,8 +162,8 @@ private:
     OpIndex end = i;
     while (end < program_.size() && collective_of_op_[end] == collective_of_op_[i]) ++end;
     Node& node = add_node(i, ChakraProtoMsg::COMM_COLL_NODE, record.name, i, end);
-    add_int(node, "comm_type", *comm_type(record.op));
-    add_int(node, "comm_size", whole_bytes(record.bytes));
+    add_int64(node, "comm_type", *comm_type(record.op));
+    add_int64(node, "comm_size", whole_bytes(record.bytes));
     AttributeProto* group = node.add_attr();
     group->set_name("comm_group");
     for (std::size_t m = 0; m < record.ops.size() && m < static_cast<std::size_t>(record.members); ++m)

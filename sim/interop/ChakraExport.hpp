@@ -20,7 +20,8 @@ namespace clearfog::interop {
 inline constexpr const char* kChakraSchemaVersion = "0.0.4";
 
 /// The trace of `rank` of `step`'s plan, one of its first `devices` ranks (the devices); `log`
-/// names the collectives the plan's ops belong to.
+/// names the collectives the plan's ops belong to. Throws clearfog::Error for a message whose peer
+/// or tag does not fit the int32 Chakra reads it as.
 ChakraTrace chakra_trace(const parallel::StepPlan& step, const collectives::CollectiveLog& log, int rank,
                          int devices, const std::string& scenario_name);
 
@@ -33,7 +34,7 @@ struct ChakraExportSummary {
 };
 
 /// Writes the trace of each of the plan's first `devices` ranks (the devices) into `dir` (which
-/// must exist). Throws clearfog::Error when a file cannot be written.
+/// must exist). Throws clearfog::Error when a file cannot be written, or as chakra_trace().
 ChakraExportSummary export_chakra(const parallel::StepPlan& step, const collectives::CollectiveLog& log, int devices,
                                   const std::filesystem::path& dir, const std::string& scenario_name);
 

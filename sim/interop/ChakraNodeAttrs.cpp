@@ -64,6 +64,10 @@ std::optional<std::vector<std::int64_t>> int_list_attr(const ChakraProtoMsg::Nod
     case AttributeProto::kUint32List: return to_ints(a->uint32_list());
     case AttributeProto::kSint64List: return to_ints(a->sint64_list());
     case AttributeProto::kSint32List: return to_ints(a->sint32_list());
+    case AttributeProto::kFixed64List: return to_ints(a->fixed64_list());
+    case AttributeProto::kFixed32List: return to_ints(a->fixed32_list());
+    case AttributeProto::kSfixed64List: return to_ints(a->sfixed64_list());
+    case AttributeProto::kSfixed32List: return to_ints(a->sfixed32_list());
     default: return std::nullopt;
   }
 }

@@ -1,6 +1,8 @@
 #pragma once
 // Reading a Chakra node's attributes (AttributeProto: a name and one typed value) whatever integer
-// or floating type the writer chose: clearfog writes int64 and double, other tools uint64, int32 ...
+// or floating type the writer chose: clearfog now writes comm_src, comm_dst and comm_tag as int32
+// (the type Chakra's reader takes) and its earlier exports wrote them as int64; Chakra's tools write
+// tensor_size as uint64, ...
 #include <cstdint>
 #include <optional>
 #include <string>

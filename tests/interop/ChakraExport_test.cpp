@@ -1,6 +1,7 @@
 // Chakra export: the traces read back through the generated classes describe the plan they were
 // written from (node counts and types, collective sizes against the closed form of the gradients).
 #include <catch2/catch.hpp>
+#include <google/protobuf/descriptor.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "config/ConfigLoader.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "interop/ChakraExport.hpp"
+#include "interop/ChakraNodeAttrs.hpp"
 #include "support/TestPlatforms.hpp"
 
 using namespace clearfog;
@@ -26,11 +28,11 @@ double parameters(const config::WorkloadSpec& workload) {
   return 12 * l * h * h * (1 + 13 / (12 * h) + (V + s) / (12 * l * h)) + 2 * h;
 }
 
+/// An integer attribute whatever its type (the value types are checked on their own, below).
 std::int64_t int_attr(const ChakraProtoMsg::Node& node, const std::string& name) {
-  for (const auto& a : node.attr())
-    if (a.name() == name) return a.int64_val();
-  FAIL("node " << node.id() << " has no attribute " << name);
-  return 0;
+  const auto value = interop::int_attr(node, name);
+  if (!value) FAIL("node " << node.id() << " has no integer attribute " << name);
+  return value.value_or(0);
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {
@@ -200,4 +202,96 @@ TEST_CASE("interop::export_chakra: one file per device, none for an in-switch re
   for (int r = 0; r < devices; ++r) CHECK(std::filesystem::exists(dir / interop::chakra_file_name(r)));
   CHECK_FALSE(std::filesystem::exists(dir / interop::chakra_file_name(devices)));
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+using ValueCase = ChakraProtoMsg::AttributeProto::ValueCase;
+
+/// The value type of every node attribute clearfog writes. The ones Chakra reads take the type its
+/// reader reads them as (mlcommons/chakra src/feeder/et_feeder_node.cpp, ETFeederNode's
+/// constructor: is_cpu_op bool_val, comm_type and comm_size int64_val, comm_src, comm_dst and
+/// comm_tag int32_val; a value of another type reads there as 0). The others are clearfog's own,
+/// in the types docs/interop.md ("The files") gives them.
+const std::map<std::string, ValueCase>& node_attr_types() {
+  static const std::map<std::string, ValueCase> types = {
+      // Read by Chakra's feeder.
+      {"is_cpu_op", ChakraProtoMsg::AttributeProto::kBoolVal},
+      {"comm_type", ChakraProtoMsg::AttributeProto::kInt64Val},
+      {"comm_size", ChakraProtoMsg::AttributeProto::kInt64Val},
+      {"comm_src", ChakraProtoMsg::AttributeProto::kInt32Val},
+      {"comm_dst", ChakraProtoMsg::AttributeProto::kInt32Val},
+      {"comm_tag", ChakraProtoMsg::AttributeProto::kInt32Val},
+      // clearfog's (docs/interop.md).
+      {"stream", ChakraProtoMsg::AttributeProto::kStringVal},
+      {"category", ChakraProtoMsg::AttributeProto::kStringVal},
+      {"algorithm", ChakraProtoMsg::AttributeProto::kStringVal},
+      {"duration_s", ChakraProtoMsg::AttributeProto::kDoubleVal},
+      {"network_share", ChakraProtoMsg::AttributeProto::kDoubleVal},
+      {"comm_group", ChakraProtoMsg::AttributeProto::kInt64List},
+      {"comm_send_sizes", ChakraProtoMsg::AttributeProto::kInt64List},
+      {"comm_recv_sizes", ChakraProtoMsg::AttributeProto::kInt64List},
+  };
+  return types;
+}
+
+/// GlobalMetadata's attributes, strings (docs/interop.md, "The files").
+const std::set<std::string>& metadata_attrs() {
+  static const std::set<std::string> names = {"generator", "scenario", "rank", "ranks"};
+  return names;
+}
+
+std::string value_case_name(ValueCase c) {
+  const auto* field = ChakraProtoMsg::AttributeProto::descriptor()->FindFieldByNumber(static_cast<int>(c));
+  return field ? field->name() : "unset";
+}
+
+/// Checks every attribute of `scenario`'s export, read back from its files through the schema,
+/// against the tables above; returns the names of the node attributes it saw.
+std::set<std::string> check_attr_types(const config::ScenarioSpec& scenario, const std::string& dir_name) {
+  const auto plan = driver::plan_scenario(scenario);
+  const auto dir = fresh_dir(dir_name);
+  const int devices = scenario.platform.device_count();
+  interop::export_chakra(plan.step, *plan.collectives, devices, dir, scenario.name);
+  std::set<std::string> seen;
+  for (int r = 0; r < devices; ++r) {
+    const auto trace = interop::read_chakra_trace(dir / interop::chakra_file_name(r));
+    for (const auto& a : trace.metadata.attr()) {
+      INFO("rank " << r << ", metadata attribute " << a.name());
+      CHECK(metadata_attrs().count(a.name()) == 1);
+      CHECK(value_case_name(a.value_case()) == "string_val");
+    }
+    for (const auto& node : trace.nodes)
+      for (const auto& a : node.attr()) {
+        INFO("rank " << r << ", node " << node.id() << " (" << ChakraProtoMsg::NodeType_Name(node.type())
+                     << "), attribute " << a.name());
+        const auto expected = node_attr_types().find(a.name());
+        REQUIRE(expected != node_attr_types().end());  // every attribute written is in the table
+        CHECK(value_case_name(a.value_case()) == value_case_name(expected->second));
+        seen.insert(a.name());
+      }
+  }
+  std::filesystem::remove_all(dir);
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("interop::export_chakra: every attribute has the value type Chakra's reader reads it as", "[interop]") {
+  // Pipeline parallel (sends and receives between the stages, all-reduces within each stage).
+  const auto pipeline = config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/quickstart.yaml",
+                                              {config::parse_override("parallelism.dp=4"),
+                                               config::parse_override("parallelism.pp=2")});
+  auto seen = check_attr_types(pipeline, "clearfog-chakra-export-types-pp");
+  for (const char* name : {"comm_src", "comm_dst", "comm_tag", "comm_size", "comm_type", "comm_group", "is_cpu_op",
+                           "stream", "category", "algorithm", "duration_s"}) {
+    INFO(name);
+    CHECK(seen.count(name) == 1);
+  }
+  // A DLRM: all-to-all-v, with per-peer sizes.
+  seen = check_attr_types(
+      config::load_scenario(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/validation/dlrm-dgx-a100.yaml"),
+      "clearfog-chakra-export-types-dlrm");
+  CHECK(seen.count("comm_send_sizes") == 1);
+  CHECK(seen.count("comm_recv_sizes") == 1);
 }

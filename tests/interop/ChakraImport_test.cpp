@@ -2,6 +2,7 @@
 // back with the step time they were planned with, and broken traces are located errors.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <google/protobuf/descriptor.h>
 
 #include <filesystem>
 #include <fstream>
@@ -284,6 +285,72 @@ TEST_CASE("interop::import_chakra: broken per-peer sizes are errors naming the f
     for (int r = 0; r < p; ++r)
       rewrite(r, [](auto& node) { node.mutable_attr(0)->set_int64_val(ChakraProtoMsg::ALL_REDUCE); });
     CHECK_THAT(error(), Catch::Contains("et.0.et: node 1: comm_send_sizes on a collective that is not ALL_TO_ALL"));
+  }
+}
+
+namespace {
+
+using ValueCase = ChakraProtoMsg::AttributeProto::ValueCase;
+
+/// Rank `rank` of 2: a compute node of `flops` FLOPs and `bytes` bytes (num_ops, tensor_size),
+/// then rank 0 sends rank 1 `message` bytes (tag 5), then both all-reduce `message` bytes; every
+/// integer attribute in the value type `type`.
+interop::ChakraTrace send_recv_trace(int rank, std::int64_t flops, std::int64_t bytes, std::int64_t message,
+                                     ValueCase type) {
+  interop::ChakraTrace trace;
+  trace.metadata.set_version("0.0.4");
+  auto& compute = trace.nodes.emplace_back(test::comp_node(0, "compute", 1e-3));
+  test::add_int_attr_as(compute, "num_ops", flops, type);
+  test::add_int_attr_as(compute, "tensor_size", bytes, type);
+  auto& p2p = trace.nodes.emplace_back();
+  p2p.set_id(1);
+  p2p.set_type(rank == 0 ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE);
+  p2p.add_data_deps(0);
+  test::add_int_attr_as(p2p, "comm_src", 0, type);
+  test::add_int_attr_as(p2p, "comm_dst", 1, type);
+  test::add_int_attr_as(p2p, "comm_tag", 5, type);
+  test::add_int_attr_as(p2p, "comm_size", message, type);
+  auto& all_reduce = trace.nodes.emplace_back();
+  all_reduce.set_id(2);
+  all_reduce.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+  all_reduce.add_data_deps(1);
+  test::add_int_attr_as(all_reduce, "comm_type", ChakraProtoMsg::ALL_REDUCE, type);
+  test::add_int_attr_as(all_reduce, "comm_size", message, type);
+  return trace;
+}
+
+}  // namespace
+
+TEST_CASE("interop::import_chakra: integer attributes read alike in every integer type (int32 as Chakra's reader "
+          "takes comm_src, int64 as earlier clearfog exports wrote it)",
+          "[interop]") {
+  using A = ChakraProtoMsg::AttributeProto;
+  const std::int64_t flops = 1'000'000'000, bytes = 1'000, message = 3000;  // each fits every type
+  const auto dir = fresh_dir("clearfog-chakra-import-integer-types");
+  auto scenario = import_scenario(dir, 2);
+  scenario.workload = workload::make_chakra_workload(dir, /*reprice=*/true);
+  const double peak = scenario.platform.accelerator.peak(scenario.training.precision);
+  for (const auto type : test::integer_scalar_types()) {
+    INFO("value type " << A::descriptor()->FindFieldByNumber(type)->name());
+    for (int r = 0; r < 2; ++r)
+      interop::write_chakra_trace(dir / fmt::format("et.{}.et", r), send_recv_trace(r, flops, bytes, message, type));
+    const auto step = import(scenario);
+    // num_ops, tensor_size: the roofline's max(FLOPs / peak, bytes / bandwidth), FLOPs-bound here.
+    CHECK(step.plan.ranks[0].seconds(0) == Approx(static_cast<double>(flops) / peak));
+    // comm_src, comm_dst, comm_tag, comm_size: rank 0 sends rank 1 the message, rank 1 receives it.
+    for (int r = 0; r < 2; ++r) {
+      const auto& program = step.plan.ranks[static_cast<std::size_t>(r)];
+      REQUIRE(program.transfer_end(1) - program.transfer_begin(1) == 1);
+      const auto t = program.transfer_begin(1);
+      CHECK((t < program.sends_end(1)) == (r == 0));
+      CHECK(program.peer(t) == 1 - r);
+      CHECK(program.bytes(t) == Approx(static_cast<double>(message)));
+    }
+    // comm_type, comm_size: one all-reduce of the message's bytes.
+    const auto plan = driver::plan_scenario(scenario);
+    REQUIRE(plan.collectives->records().size() == 1);
+    CHECK(plan.collectives->records()[0].op == config::CollectiveOp::AllReduce);
+    CHECK(plan.collectives->records()[0].bytes == Approx(static_cast<double>(message)));
   }
 }
 

@@ -17,6 +17,37 @@ inline void add_int_attr(ChakraProtoMsg::Node& node, const std::string& name, st
   a->set_int64_val(value);
 }
 
+/// An integer attribute in the scalar field `type` of AttributeProto's oneof (int32_val ..
+/// sfixed64_val): Chakra's writers and readers each take one.
+inline void add_int_attr_as(ChakraProtoMsg::Node& node, const std::string& name, std::int64_t value,
+                            ChakraProtoMsg::AttributeProto::ValueCase type) {
+  using A = ChakraProtoMsg::AttributeProto;
+  A* a = node.add_attr();
+  a->set_name(name);
+  switch (type) {
+    case A::kInt32Val: a->set_int32_val(static_cast<std::int32_t>(value)); break;
+    case A::kInt64Val: a->set_int64_val(value); break;
+    case A::kUint32Val: a->set_uint32_val(static_cast<std::uint32_t>(value)); break;
+    case A::kUint64Val: a->set_uint64_val(static_cast<std::uint64_t>(value)); break;
+    case A::kSint32Val: a->set_sint32_val(static_cast<std::int32_t>(value)); break;
+    case A::kSint64Val: a->set_sint64_val(value); break;
+    case A::kFixed32Val: a->set_fixed32_val(static_cast<std::uint32_t>(value)); break;
+    case A::kFixed64Val: a->set_fixed64_val(static_cast<std::uint64_t>(value)); break;
+    case A::kSfixed32Val: a->set_sfixed32_val(static_cast<std::int32_t>(value)); break;
+    case A::kSfixed64Val: a->set_sfixed64_val(value); break;
+    default: a->clear_value(); break;  // not an integer scalar: left without a value
+  }
+}
+
+/// The ten integer scalar types of AttributeProto's oneof.
+inline const std::vector<ChakraProtoMsg::AttributeProto::ValueCase>& integer_scalar_types() {
+  using A = ChakraProtoMsg::AttributeProto;
+  static const std::vector<A::ValueCase> types = {A::kInt32Val,   A::kInt64Val,   A::kUint32Val,  A::kUint64Val,
+                                                  A::kSint32Val,  A::kSint64Val,  A::kFixed32Val, A::kFixed64Val,
+                                                  A::kSfixed32Val, A::kSfixed64Val};
+  return types;
+}
+
 inline void add_int_list_attr(ChakraProtoMsg::Node& node, const std::string& name,
                               const std::vector<std::int64_t>& values) {
   auto* a = node.add_attr();
