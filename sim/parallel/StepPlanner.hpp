@@ -163,6 +163,13 @@ private:
   /// Records the block's gradients as ready after each member's latest op: for the reduction when
   /// this is the chunk's last gradient pass of the iteration (final_pass_), and per pass under ZeRO-2/3.
   void record_gradients(std::size_t block, int unit);
+  /// Whether the gradients of the pass being laid out are reduced while the backward goes on (data
+  /// parallelism with overlap, DDP-style buckets rather than ZeRO-3 units).
+  [[nodiscard]] bool reducing_during_backward() const;
+  /// The first block of the fused backward run that ends at block `last` (none before `first`):
+  /// the run ends after the block whose gradients close a bucket, so that the bucket's reduction
+  /// starts when it would with an op per block (granularity changes the event count, not overlap).
+  [[nodiscard]] std::size_t bucket_run_start(std::size_t first, std::size_t last) const;
   // Phase 3: reductions, tied parameters, optimizer (StepPlannerSync.cpp).
   /// The groups gradients are reduced over at (stage, tensor rank): the data group for dense
   /// tensors, each expert-data group for experts' (bool: expert).
@@ -264,8 +271,10 @@ private:
   std::vector<double> mixed_accumulate_s_, mixed_optimizer_s_;
   std::vector<int> replica_kind_;
 
-  // Per stage being laid out: each replica's tensor group and its members' latest compute op.
+  // Per stage being laid out: each replica's tensor group and its members' latest compute op; the
+  // bucket packing of the gradients to reduce, as they become ready (dense, experts).
   std::vector<std::vector<int>> members_;
+  std::vector<GradientBucketPacker> reduction_packers_;
   std::vector<std::vector<program::OpIndex>> last_;
   // Per rank.
   std::vector<std::vector<ReadyGradient>> ready_, pass_ready_;

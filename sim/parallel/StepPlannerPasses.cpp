@@ -19,6 +19,8 @@ using Pass = schedule::PipelineStep::Pass;
 // ---- Phase 2: passes ---------------------------------------------------------------------------
 
 void StepPlanner::lay_out_stage(int s) {
+  const GradientBucketPacker packer(scenario_.training.bucket_size_B);
+  reduction_packers_.assign(2, packer);
   members_.assign(static_cast<std::size_t>(dp_), {});
   last_.assign(static_cast<std::size_t>(dp_), {});
   replica_kind_.assign(static_cast<std::size_t>(dp_), 0);
@@ -64,7 +66,9 @@ void StepPlanner::lay_out_stage(int s) {
       if (!completes(pass)) continue;
       for (int d = 0; d < dp_; ++d)
         for (std::size_t r = 0; r < members_[d].size(); ++r) last_backward_[members_[d][r]] = {last_[d][r]};
-      if (reduce_every_pass_) reduce_pass_gradients(s, fmt::format("mb{}.c{}", pass.micro_batch, pass.chunk));
+      if (!reduce_every_pass_) continue;
+      reduce_pass_gradients(s, fmt::format("mb{}.c{}", pass.micro_batch, pass.chunk));
+      reduction_packers_.assign(2, packer);
     }
   }
   if (compressing()) close_compressed_buckets(s);
@@ -184,6 +188,7 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
     if (options_.fuse_chunk_layers && model_.blocks[last].checkpointable) {
       std::size_t first = last;
       while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
+      if (gradients_done) first = bucket_run_start(first, last);
       double params = 0;
       std::vector<double> forward_s = zeros, backward_s = zeros, selective_s = zeros;
       std::vector<workload::CommPoint> forward_points, backward_points;
@@ -241,8 +246,10 @@ void StepPlanner::weight_chunk(int s, int k, int mb) {
   const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
   for (std::size_t end = range.end; end > range.begin;) {
     std::size_t first = end - 1;
-    if (options_.fuse_chunk_layers && model_.blocks[first].checkpointable)
+    if (options_.fuse_chunk_layers && model_.blocks[first].checkpointable) {
       while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
+      first = bucket_run_start(first, end - 1);
+    }
     std::vector<double> seconds = zeros;
     for (std::size_t b = first; b < end; ++b) {
       add_times(seconds, pass_times(b, false, BackwardPart::Weight));
@@ -344,6 +351,7 @@ void StepPlanner::record_gradients(std::size_t block, int unit) {
   // Only the final pass's gradients are reduced, unless every pass reduces its own.
   if (!final_pass_ && !reduce_every_pass_) return;
   const auto& params = own_params_[block];
+  for (const auto& p : params) reduction_packers_[p.expert ? 1 : 0].add({"", p.elements * element_B_, 0});
   std::vector<std::string> names;
   names.reserve(params.size());
   for (const auto& p : params) names.push_back(model_.blocks[block].name + "." + p.name);
@@ -359,6 +367,23 @@ void StepPlanner::record_gradients(std::size_t block, int unit) {
       }
     }
   }
+}
+
+bool StepPlanner::reducing_during_backward() const {
+  return dp_ > 1 && scenario_.training.overlap_grad_reduce && !gather_parameters_ && !recording_ &&
+         (final_pass_ || reduce_every_pass_);
+}
+
+std::size_t StepPlanner::bucket_run_start(std::size_t first, std::size_t last) const {
+  if (!reducing_during_backward()) return first;
+  auto packers = reduction_packers_;
+  for (std::size_t b = last + 1; b-- > first;) {
+    bool closes = false;
+    for (const auto& p : own_params_[b])
+      closes = packers[p.expert ? 1 : 0].add({"", p.elements * element_B_, 0}).has_value() || closes;
+    if (closes) return b;
+  }
+  return first;
 }
 
 }  // namespace clearfog::parallel::detail

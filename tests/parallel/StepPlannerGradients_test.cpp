@@ -79,3 +79,32 @@ TEST_CASE("parallel::plan_step: without overlap the gradient reduction starts af
       CHECK(first_reduce_start >= last_backward_end);
   }
 }
+
+TEST_CASE("parallel::plan_step: at chunk granularity each gradient bucket is ready when it is at layer granularity",
+          "[parallel][granularity]") {
+  // Fusing a chunk's layers into one op changes the event count, not the answer: a fused backward
+  // run ends at the layer whose gradients close a DDP bucket, so every bucket's all-reduce starts
+  // at the instant it starts with an op per layer, and as much of it hides behind the backward.
+  auto s = scenario(1, 1, 4, 2);
+  const auto& w = gpt(s);
+  const double layer_B = (12.0 * w.hidden * w.hidden + 13.0 * w.hidden) * 2;  // a layer's bf16 gradients
+  for (const double layers_per_bucket : {1.0, 2.5, 1000.0}) {
+    s.training.bucket_size_B = layers_per_bucket * layer_B;
+    std::vector<std::vector<double>> starts;  // per granularity: each all-reduce op's start on rank 0
+    std::vector<double> steps;
+    for (const bool fused : {false, true}) {
+      parallel::PlanOptions options;
+      options.fuse_chunk_layers = fused;
+      const auto run = test::plan_and_run(s, LayerGemmsOnly{}, options);
+      const auto& ops = run.step.plan.ranks[0].ops();
+      auto& list = starts.emplace_back();
+      for (std::size_t i = 0; i < ops.size(); ++i)
+        if (ops[i].category == program::Category::DataParallelComm) list.push_back(run.result.ops[0][i].start_s);
+      steps.push_back(run.metrics.step_time_s);
+    }
+    INFO(layers_per_bucket << " layers per bucket");
+    REQUIRE(starts[0].size() == starts[1].size());
+    for (std::size_t i = 0; i < starts[0].size(); ++i) CHECK(starts[1][i] == Approx(starts[0][i]).epsilon(1e-12));
+    CHECK(steps[1] == Approx(steps[0]).epsilon(1e-12));
+  }
+}
