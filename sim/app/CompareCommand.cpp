@@ -7,6 +7,8 @@
 #include "config/Override.hpp"
 #include "config/ScaleLimits.hpp"
 #include "core/Errors.hpp"
+#include "core/Interrupt.hpp"
+#include "driver/ResourceEstimate.hpp"
 #include "sweep/Compare.hpp"
 #include "sweep/CompareTable.hpp"
 
@@ -47,6 +49,8 @@ Command add_compare_command(CLI::App& app) {
     std::vector<std::string> sets;
     std::vector<std::string> searches;
     double memory_headroom = -1;
+    double timeout_s = 0;
+    std::string max_memory;  // data size per configuration; empty: the available memory / jobs
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("compare", "compare platforms on one workload, each with its best parallelism");
@@ -70,8 +74,15 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--memory-headroom", o->memory_headroom,
                   "share of device memory the best configuration leaves free (default 0.05)")
       ->check(CLI::Range(0.0, 0.999999));
+  cmd->add_option("--timeout", o->timeout_s,
+                  "seconds one configuration's simulation may take before it is stopped and counted as failed "
+                  "(default 0: no limit)");
+  cmd->add_option("--max-memory", o->max_memory,
+                  "host memory one configuration's simulation may use, e.g. 8 GB; larger ones are refused before "
+                  "they run (default: the available memory / --jobs)");
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return {cmd, [o] {
+            check_timeout_option(o->timeout_s);
             sweep::CompareRequest req;
             if (!o->file.empty()) req = sweep::load_compare_file(o->file);
             if (!o->workload.empty()) req.workload = o->workload;
@@ -95,13 +106,26 @@ Command add_compare_command(CLI::App& app) {
             for (const auto& text : o->searches) req.search = with_search(req.search, text);
             if (o->memory_headroom >= 0) req.memory_headroom = o->memory_headroom;
             req.confirm_at_step = !o->no_confirm;
+            req.timeout_s = o->timeout_s;
+            if (!o->max_memory.empty())
+              req.max_memory_B = parse_max_memory_option(o->max_memory);
+            else if (const auto available = driver::available_memory_bytes())
+              req.max_memory_B = *available / req.jobs;
+            req.progress = [](const std::string& line) { std::cerr << line << std::endl; };
             if (req.workload.empty() || req.platforms.empty())
               throw ConfigError({{{"compare", 0, 0}, "", "needs a comparison file or --workload and --platforms"}});
+            // Ctrl-C or SIGTERM: the children stop, the table shows what was simulated, the temp
+            // directory goes.
+            const InterruptGuard interrupts;
             const auto results = sweep::compare_platforms(req);
             if (o->format == "json")
               std::cout << sweep::comparison_json(req, results).dump(2) << '\n';
             else
               std::cout << sweep::render_comparison(req, results);
+            if (const int signal = interrupt_signal(); signal != 0) {
+              std::cerr << "compare: " << results.front().stopped << "; the results above are partial\n";
+              return 128 + signal;
+            }
             return kExitOk;
           }};
 }

@@ -12,6 +12,7 @@
 #include "app/Command.hpp"
 #include "app/SlurmSweep.hpp"
 #include "core/Errors.hpp"
+#include "core/Interrupt.hpp"
 #include "core/OutputPaths.hpp"
 #include "core/Quote.hpp"
 #include "sweep/Best.hpp"
@@ -65,6 +66,7 @@ Command add_sweep_command(CLI::App& app) {
     std::string slurm;
     std::string html_file;
     bool comm_profile = false;
+    bool simulate_oom = false;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("sweep", "run a scenario over the points of a sweep file, one process per point");
@@ -82,6 +84,9 @@ Command add_sweep_command(CLI::App& app) {
                   "front) to FILE.html; `clearfog report DIR` writes it later");
   cmd->add_flag("--comm-profile", o->comm_profile,
                 "also write each point's communication profile to DIR/comm/ID/ and its figures (comm.*) to results.csv");
+  cmd->add_flag("--simulate-oom", o->simulate_oom,
+                "also simulate points whose memory estimate exceeds the device memory (default: recorded as oom "
+                "with the estimate, not simulated)");
   auto* slurm = cmd->add_option("--slurm", o->slurm,
                                 "N: write DIR/sweep.sbatch (a Slurm job array of N shards) and DIR/merge.sh, "
                                 "print how to submit them, run nothing");
@@ -104,8 +109,10 @@ Command add_sweep_command(CLI::App& app) {
             opt.timeout_s = o->timeout_s;
             opt.resume = o->resume;
             opt.comm_profile = o->comm_profile;
+            opt.simulate_oom = o->simulate_oom;
             if (!o->shard.empty()) std::tie(opt.shard_index, opt.shard_count) = sweep::parse_shard(o->shard);
             opt.progress_bar = ::isatty(STDERR_FILENO) != 0;
+            const InterruptGuard interrupts;
             const auto tally = sweep::run_sweep(spec, opt);
             std::cout << fmt::format("sweep {}: {} points ({} already done), {} failed; results in {}\n", spec.name,
                                      tally.total, tally.already, tally.failed,

@@ -4,19 +4,29 @@
 
 #include "app/Command.hpp"
 #include "sweep/AnyFile.hpp"
+#include "config/Override.hpp"
 #include "core/Errors.hpp"
 
 namespace clearfog::app {
 
 Command add_validate_command(CLI::App& app) {
-  auto files = std::make_shared<std::vector<std::string>>();
+  struct Options {
+    std::vector<std::string> files;
+    std::vector<std::string> sets;
+  };
+  auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("validate", "check accelerator, platform, workload, scenario, sweep or compare files");
-  cmd->add_option("files", *files, "YAML files")->required();
-  return {cmd, [files] {
+  cmd->add_option("files", o->files, "YAML files")->required();
+  cmd->add_option("--set", o->sets,
+                  "override a key before checking, as run --set does, e.g. --set parallelism.dp=16 (repeatable; "
+                  "default: none)");
+  return {cmd, [o] {
+            std::vector<config::Override> overrides;
+            for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
             std::vector<Diagnostic> all;
-            for (const auto& f : *files) {
+            for (const auto& f : o->files) {
               try {
-                sweep::validate_any_file(f);
+                sweep::validate_any_file(f, overrides);
                 std::cout << f << ": ok\n";
               } catch (const ConfigError& e) {
                 all.insert(all.end(), e.diagnostics().begin(), e.diagnostics().end());

@@ -8,6 +8,7 @@
 
 #include "app/Command.hpp"
 #include "core/Errors.hpp"
+#include "core/Interrupt.hpp"
 
 int main(int argc, char** argv) {
   using namespace clearfog;
@@ -18,6 +19,9 @@ int main(int argc, char** argv) {
   CLI::App app{"clearfog: a discrete-event simulator of distributed deep-learning training"};
   app.set_version_flag("--version", std::string("clearfog ") + CLEARFOG_VERSION);
   app.require_subcommand(1);
+  // Every option's help shows its default ("[1]"); options whose default is a sentinel say what
+  // it means in their text and hide the sentinel (default_str("")).
+  app.option_defaults()->always_capture_default();
   app.fallthrough();  // global options such as --log-level may follow the subcommand
   std::string log_level = "warn";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
@@ -53,6 +57,9 @@ int main(int argc, char** argv) {
   try {
     for (const auto& c : commands)
       if (*c.subcommand) return c.run();
+  } catch (const Interrupted& e) {
+    std::cerr << e.what() << '\n';
+    return 128 + e.signal();
   } catch (const ConfigError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << '\n';
     return kExitBadInput;

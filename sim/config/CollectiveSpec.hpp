@@ -118,9 +118,36 @@ constexpr std::optional<Fidelity> parse_fidelity(std::string_view name) {
   return std::nullopt;
 }
 
+/// collectives.fidelity as written: a fidelity, or auto (the default): step up to
+/// kAutoStepMaxDevices devices, fluid above, where step fidelity's O(P^2) messages per collective
+/// cost minutes per run (docs/performance.md) and the two agree within a fraction of a percent.
+enum class FidelityChoice { Step, Fluid, Auto };
+inline constexpr int kAutoStepMaxDevices = 16;
+
+inline constexpr std::array<FidelityChoice, 3> kAllFidelityChoices = {FidelityChoice::Auto, FidelityChoice::Step,
+                                                                      FidelityChoice::Fluid};
+
+constexpr std::string_view fidelity_choice_name(FidelityChoice f) {
+  return f == FidelityChoice::Auto ? "auto" : f == FidelityChoice::Step ? "step" : "fluid";
+}
+
+constexpr std::optional<FidelityChoice> parse_fidelity_choice(std::string_view name) {
+  for (FidelityChoice f : kAllFidelityChoices)
+    if (fidelity_choice_name(f) == name) return f;
+  return std::nullopt;
+}
+
+/// The fidelity a choice gives on a platform of `devices` devices.
+constexpr Fidelity resolve_fidelity(FidelityChoice choice, int devices) {
+  if (choice == FidelityChoice::Step) return Fidelity::Step;
+  if (choice == FidelityChoice::Fluid) return Fidelity::Fluid;
+  return devices > kAutoStepMaxDevices ? Fidelity::Fluid : Fidelity::Step;
+}
+
 struct CollectivesSpec {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Nccl;
-  Fidelity fidelity = Fidelity::Step;
+  Fidelity fidelity = Fidelity::Step;  // resolved: never auto
+  bool fidelity_auto = false;          // chosen by collectives.fidelity: auto (the summary says so)
 };
 
 }  // namespace clearfog::config

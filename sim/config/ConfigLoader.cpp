@@ -59,7 +59,8 @@ ScenarioSpec load_scenario(const std::filesystem::path& file, const std::vector<
   return build_scenario(*read_valid(file, DocumentKind::Scenario, overrides), file.string());
 }
 
-DocumentKind validate_file(const std::filesystem::path& file, std::span<const std::string_view> other_kinds) {
+DocumentKind validate_file(const std::filesystem::path& file, std::span<const std::string_view> other_kinds,
+                           const std::vector<Override>& overrides) {
   std::vector<Diagnostic> diagnostics;
   const auto root = read_yaml_file(file, std::nullopt, diagnostics);
   if (!root) throw ConfigError(std::move(diagnostics));
@@ -81,7 +82,7 @@ DocumentKind validate_file(const std::filesystem::path& file, std::span<const st
                                   "kind", fmt::format("{}; every clearfog file starts with \"kind: K\", K one of: {}",
                                                       got, fmt::join(kinds, ", "))}});
   }
-  read_valid(file, *kind, {});
+  read_valid(file, *kind, overrides);
   return *kind;
 }
 

@@ -21,9 +21,11 @@ PlatformSpec load_platform(const std::filesystem::path& file, const std::vector<
 WorkloadSpec load_workload(const std::filesystem::path& file, const std::vector<Override>& overrides = {});
 ScenarioSpec load_scenario(const std::filesystem::path& file, const std::vector<Override>& overrides = {});
 
-/// Validates any clearfog document file (its `kind:` key says which); returns the kind or throws
-/// ConfigError. `other_kinds` are the kinds of files validated elsewhere (sweep, compare), listed
-/// with the four document kinds when the kind is unknown.
-DocumentKind validate_file(const std::filesystem::path& file, std::span<const std::string_view> other_kinds = {});
+/// Validates any clearfog document file (its `kind:` key says which) with `overrides` applied as
+/// `run --set` applies them; returns the kind or throws ConfigError. `other_kinds` are the kinds of
+/// files validated elsewhere (sweep, compare), listed with the four document kinds when the kind is
+/// unknown.
+DocumentKind validate_file(const std::filesystem::path& file, std::span<const std::string_view> other_kinds = {},
+                           const std::vector<Override>& overrides = {});
 
 }  // namespace clearfog::config

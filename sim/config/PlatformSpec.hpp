@@ -194,6 +194,9 @@ struct CollectiveCalibration {
   double chunk_B = 0;                 // pipelining chunk of ring steps; 0 = no chunking
   GpuArch arch = GpuArch::Ampere;     // collectives.nccl.arch
   std::string source;                 // measurement the figures come from
+  /// Whether the file gives collectives.efficiency: without it every collective runs at the
+  /// links' nominal bandwidth with no per-step cost, an ideal the summary flags.
+  bool calibrated = false;
   /// collectives.interference.*: what a running collective takes from the compute it overlaps
   /// (docs/frameworks.md, "Compute-communication interference").
   int interference_units = 0;            // compute units (SMs) the collective's kernels hold

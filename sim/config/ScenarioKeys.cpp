@@ -294,11 +294,14 @@ KeyTable make_scenario_table() {
                           "or cannot run on a group leaves it to nccl."},
           {.path = "collectives.fidelity",
            .type = KeyType::Enum,
-           .choices = names(kAllFidelities, fidelity_name),
+           .choices = names(kAllFidelityChoices, fidelity_choice_name),
            .presence = Presence::Defaulted,
-           .default_text = std::string(fidelity_name(Fidelity::Step)),
-           .description = "step: every step of an algorithm is a simulated message (O(P^2) events for "
-                          "a ring); fluid: one flow per link for the whole collective (O(P) events)."},
+           .default_text = std::string(fidelity_choice_name(FidelityChoice::Auto)),
+           .description = fmt::format(
+               "step: every step of an algorithm is a simulated message (O(P^2) events for a ring); fluid: "
+               "one flow per link for the whole collective (O(P) events); auto: step up to {} devices, "
+               "fluid above (the summary says when it chose fluid).",
+               kAutoStepMaxDevices)},
           {.path = "moe.routing",
            .type = KeyType::Enum,
            .choices = names(kAllRoutings, routing_name),
@@ -381,10 +384,11 @@ KeyTable make_scenario_table() {
            .presence = Presence::Defaulted,
            .default_text = std::string(granularity_name(Granularity::Auto)),
            .description = "Ops of a 3D-parallel plan: layer: a compute op and tensor-parallel collectives per "
-                          "layer, gradients ready layer by layer (overlap of the data-parallel reduction "
-                          "with the backward is modelled); chunk: one op per model chunk and pass (the same "
-                          "busy times, far fewer events; gradients ready at the end of the chunk); auto: "
-                          "chunk when collectives.fidelity is fluid, else layer."},
+                          "layer; chunk: one op per run of a model chunk's layers and pass (the same busy "
+                          "times, far fewer events), a backward run ending where a data-parallel gradient "
+                          "bucket closes, so that its reduction overlaps the backward as at layer "
+                          "granularity; auto: chunk when collectives.fidelity is (or auto chooses) fluid, "
+                          "else layer."},
       });
 }
 

@@ -173,6 +173,7 @@ CollectiveCalibration build_collectives(const ConfigDocument& document) {
   c.chunk_B = document.get_number("collectives.chunk");
   c.arch = enum_value<GpuArch>(document, "collectives.nccl.arch", parse_gpu_arch);
   c.source = document.get_string("collectives.source");
+  c.calibrated = !document.at("collectives.efficiency").is_default();
   c.interference_units = document.get_int("collectives.interference.units");
   c.interference_memory_share = document.get_number("collectives.interference.memory_share");
   return c;
@@ -301,7 +302,9 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
     if (const auto axis = parse_parallel_axis(order[i])) spec.parallelism.order[i] = *axis;
   spec.collectives.algorithm =
       enum_value<CollectiveAlgorithm>(document, "collectives.algorithm", parse_collective_algorithm);
-  spec.collectives.fidelity = enum_value<Fidelity>(document, "collectives.fidelity", parse_fidelity);
+  const auto fidelity = enum_value<FidelityChoice>(document, "collectives.fidelity", parse_fidelity_choice);
+  spec.collectives.fidelity = resolve_fidelity(fidelity, spec.platform.device_count());
+  spec.collectives.fidelity_auto = fidelity == FidelityChoice::Auto;
   spec.granularity = enum_value<Granularity>(document, "simulation.granularity", parse_granularity);
   spec.stragglers = build_stragglers(document);
   return spec;

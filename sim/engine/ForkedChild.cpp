@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "core/Errors.hpp"
+#include "core/Interrupt.hpp"
 
 namespace clearfog::engine {
 namespace {
@@ -45,6 +46,7 @@ ForkedChild fork_child(const std::function<std::string()>& body) {
   if (pid < 0) throw Error(fmt::format("fork failed: {}", std::strerror(errno)));
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed parent leaves no orphan simulations behind
+    reset_interrupt_handlers();          // the parent's handlers only set its flag
     ::close(fds[0]);
     std::string out;
     try {

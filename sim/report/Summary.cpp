@@ -68,6 +68,14 @@ std::string header_text(const config::ScenarioSpec& s, const StepMetrics& m) {
                                dtype_name(tr.precision), config::optimizer_name(tr.optimizer),
                                tr.attention == config::Attention::Fused ? ", fused attention" : ""));
   line("framework", s.framework.name.empty() ? std::string("(none: built in code)") : s.framework.name);
+  if (!s.platform.collectives.calibrated)
+    line("collectives", "ideal: the platform gives no collectives.efficiency (links at their nominal bandwidth, "
+                        "no per-step overhead); measured figures: docs/collectives.md");
+  // Said only where auto departs from a message per algorithm step.
+  if (s.collectives.fidelity_auto && s.collectives.fidelity == config::Fidelity::Fluid)
+    line("simulation", fmt::format("fluid collectives (collectives.fidelity auto: {} devices > {}; step gives a "
+                                   "message per algorithm step, in minutes at this scale)",
+                                   s.platform.device_count(), config::kAutoStepMaxDevices));
   return o;
 }
 
@@ -188,6 +196,17 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   return o;
 }
 
+nlohmann::ordered_json memory_json(const parallel::MemoryEstimate& memory) {
+  return {{"weights_B", memory.weights_B},
+          {"gradients_B", memory.gradients_B},
+          {"optimizer_B", memory.optimizer_B},
+          {"activations_B", memory.activations_B},
+          {"buffers_B", memory.buffers_B},
+          {"total_B", memory.total_B()},
+          {"capacity_B", memory.capacity_B},
+          {"fits", memory.fits()}};
+}
+
 nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMetrics& m) {
   nlohmann::ordered_json j;
   j["clearfog_version"] = CLEARFOG_VERSION;
@@ -233,15 +252,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                         {"gradient_bytes", m.gradient_bytes}};
   // An imported trace has no model: no parameters, no memory estimate (null, never 0).
   if (!m.described) j["parameters"] = nullptr;
-  j["memory"] = {{"weights_B", m.memory.weights_B},
-                 {"gradients_B", m.memory.gradients_B},
-                 {"optimizer_B", m.memory.optimizer_B},
-                 {"activations_B", m.memory.activations_B},
-                 {"buffers_B", m.memory.buffers_B},
-                 {"total_B", m.memory.total_B()},
-                 {"capacity_B", m.memory.capacity_B},
-                 {"fits", m.memory.fits()}};
-  if (!m.described) j["memory"] = nullptr;
+  j["memory"] = m.described ? memory_json(m.memory) : nullptr;
   j["parallel"] = {{"sequence_parallel", s.parallelism.sequence_parallel},
                    {"virtual_stages", s.parallelism.virtual_stages},
                    {"schedule", s.parallelism.schedule},
@@ -264,7 +275,11 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                    {"dp_exposed_s", m.dp_exposed_s},
                    {"recompute_s", m.recompute_s},
                    {"stage_busy_s", m.stage_busy_s}};
-  j["simulation"] = {{"ops", m.ops}, {"messages", m.messages}};
+  j["simulation"] = {{"ops", m.ops},
+                     {"messages", m.messages},
+                     {"collectives_fidelity", config::fidelity_name(s.collectives.fidelity)},
+                     {"fidelity_auto", s.collectives.fidelity_auto},
+                     {"collectives_calibrated", s.platform.collectives.calibrated}};
   return j;
 }
 

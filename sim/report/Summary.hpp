@@ -12,6 +12,8 @@ namespace clearfog::report {
 
 std::string render_summary_text(const config::ScenarioSpec& scenario, const StepMetrics& metrics);
 nlohmann::ordered_json summary_json(const config::ScenarioSpec& scenario, const StepMetrics& metrics);
+/// The summary's "memory" object: the estimate's parts, total, capacity and whether it fits.
+nlohmann::ordered_json memory_json(const parallel::MemoryEstimate& memory);
 
 /// How the engine replayed the iteration (every rank, or one per class of isomorphic ranks): the
 /// line that follows the summary text, and the object under "simulation"/"replay" in JSON.

@@ -1,5 +1,7 @@
 #include "sweep/AnyFile.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <optional>
 #include <string_view>
@@ -30,25 +32,37 @@ std::optional<std::string> written_kind(const std::filesystem::path& file) {
   return kind.Scalar();
 }
 
-void validate_compare(const std::filesystem::path& file) { check_compare_request(load_compare_file(file)); }
+void validate_compare(const std::filesystem::path& file, const std::vector<config::Override>& overrides) {
+  auto request = load_compare_file(file);
+  for (const auto& o : overrides) {
+    request.set.push_back(o);
+    request.set_locations.push_back({"--set", 0, 0});
+  }
+  check_compare_request(request);
+}
 
 }  // namespace
 
-std::string validate_any_file(const std::filesystem::path& file) {
+std::string validate_any_file(const std::filesystem::path& file, const std::vector<config::Override>& overrides) {
   const auto kind = written_kind(file);
+  if ((kind == "sweep" || kind == "cluster") && !overrides.empty())
+    throw ConfigError({{{"--set", 0, 0}, overrides.front().key,
+                        fmt::format("{} is a {} file: --set applies to scenario, platform, workload, accelerator "
+                                    "and compare files (a sweep's keys go in its base scenario or its axes)",
+                                    file.string(), *kind)}});
   if (kind == "sweep") {
     check_sweep_values(load_sweep(file));
     return *kind;
   }
   if (kind == "compare") {
-    validate_compare(file);
+    validate_compare(file, overrides);
     return *kind;
   }
   if (kind == "cluster") {
     check_cluster(load_cluster_file(file));
     return *kind;
   }
-  return std::string(config::kind_name(config::validate_file(file, kRunFileKinds)));
+  return std::string(config::kind_name(config::validate_file(file, kRunFileKinds, overrides)));
 }
 
 std::vector<std::string> explainable_kinds() {

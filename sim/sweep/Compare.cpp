@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <fstream>
@@ -18,12 +19,14 @@
 #include "config/DocumentReader.hpp"
 #include "core/DType.hpp"
 #include "core/Errors.hpp"
+#include "core/Interrupt.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedPool.hpp"
 #include "parallel/MemoryEstimate.hpp"
 #include "report/Summary.hpp"
 #include "sweep/CompareChecks.hpp"
 #include "sweep/CompareKnobs.hpp"
+#include "sweep/CompareTable.hpp"
 
 namespace clearfog::sweep {
 namespace {
@@ -161,18 +164,75 @@ std::optional<Candidate> admit(PlatformState& p, std::size_t index, Config point
   return Candidate{index, pick->config, pick->scenario};
 }
 
+/// Progress of one pass: a line as it starts, then per platform "done/total" at most every
+/// kProgressEvery and once at its end.
+class PassProgress {
+public:
+  static constexpr auto kProgressEvery = std::chrono::seconds(5);
+
+  PassProgress(const CompareRequest& req, const std::vector<PlatformState>& platforms,
+               const std::vector<Candidate>& candidates, std::string pass)
+      : req_(req), platforms_(platforms), candidates_(candidates), pass_(std::move(pass)),
+        total_(platforms.size()), done_(platforms.size()) {
+    for (const auto& c : candidates) ++total_[c.platform];
+    if (!req_.progress || candidates.empty()) return;
+    req_.progress(fmt::format("compare: {}: {} configurations to simulate ({})", pass_, candidates.size(), counts(false)));
+  }
+
+  void finished(std::size_t candidate) {
+    ++done_[candidates_[candidate].platform];
+    ++finished_;
+    print(finished_ == candidates_.size());
+  }
+
+  /// A line if the last is kProgressEvery old (or `now`), even while every child is still busy.
+  void print(bool now = false) {
+    const auto t = Clock::now();
+    if (!req_.progress || (!now && t - printed_ < kProgressEvery)) return;
+    printed_ = t;
+    req_.progress(fmt::format("compare: {}: {} ({:.0f} s)", pass_, counts(true),
+                              std::chrono::duration<double>(t - started_).count()));
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  const CompareRequest& req_;
+  const std::vector<PlatformState>& platforms_;
+  const std::vector<Candidate>& candidates_;
+  std::string pass_;
+  std::vector<std::size_t> total_, done_;
+  std::size_t finished_ = 0;
+  Clock::time_point started_ = Clock::now(), printed_ = Clock::now();
+
+  /// "DGX A100 12/46, IPU-POD16 3/20" (done and total per platform), or the totals alone.
+  [[nodiscard]] std::string counts(bool done) const {
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < total_.size(); ++i)
+      if (total_[i] > 0)
+        parts.push_back(done ? fmt::format("{} {}/{}", short_platform_name(platforms_[i].result.platform), done_[i], total_[i])
+                             : fmt::format("{} {}", short_platform_name(platforms_[i].result.platform), total_[i]));
+    return fmt::format("{}", fmt::join(parts, ", "));
+  }
+};
+
 /// Simulates every candidate in child processes; the child returns the summary and the breakdown.
-std::vector<engine::ForkedOutcome> simulate_all(const std::vector<Candidate>& candidates, int jobs) {
+std::vector<engine::ForkedOutcome> simulate_all(const std::vector<Candidate>& candidates, const CompareRequest& req,
+                                                PassProgress& progress) {
   std::vector<std::function<std::string()>> bodies;
+  driver::RunOptions options;
+  options.max_memory_bytes = req.max_memory_B;
   for (const auto& c : candidates)
-    bodies.emplace_back([&scenario = c.scenario] {
-      const auto run = driver::run_scenario(scenario);
+    bodies.emplace_back([&scenario = c.scenario, options] {
+      const auto run = driver::run_scenario(scenario, options);
       nlohmann::ordered_json j;
       j["summary"] = report::summary_json(scenario, run.metrics);
       j["breakdown"] = breakdown_json(step_breakdown(scenario, run.step, run.simulation));
       return j.dump();
     });
-  return engine::run_forked_all(bodies, jobs);
+  engine::ForkedPoolOptions pool{req.jobs, req.timeout_s,
+                                 [&progress](std::size_t i, const engine::ForkedOutcome&) { progress.finished(i); },
+                                 [&progress] { progress.print(); }};
+  return engine::run_forked_all(bodies, pool);
 }
 
 void record(std::vector<PlatformState>& platforms, const std::vector<Candidate>& candidates,
@@ -183,7 +243,7 @@ void record(std::vector<PlatformState>& platforms, const std::vector<Candidate>&
     auto& entry = p.result.configurations[p.row.at(candidates[i].config)];
     if (!outcomes[i].ok) {
       ++p.result.failed;
-      entry["status"] = "error";
+      entry["status"] = outcomes[i].timed_out ? "timeout" : "error";
       entry["message"] = outcomes[i].text;
       if (p.result.failure.empty()) p.result.failure = outcomes[i].text;
       continue;
@@ -193,10 +253,10 @@ void record(std::vector<PlatformState>& platforms, const std::vector<Candidate>&
   }
 }
 
-void simulate(std::vector<PlatformState>& platforms, const std::vector<Candidate>& candidates, int jobs,
-              const char* what) {
-  spdlog::info("compare: {} candidates {}", candidates.size(), what);
-  record(platforms, candidates, simulate_all(candidates, jobs));
+void simulate(std::vector<PlatformState>& platforms, const std::vector<Candidate>& candidates,
+              const CompareRequest& req, const std::string& pass) {
+  PassProgress progress(req, platforms, candidates, pass);
+  record(platforms, candidates, simulate_all(candidates, req, progress));
 }
 
 /// The global batch: the request's, or 4 x the least common multiple of the device counts when
@@ -246,7 +306,7 @@ PlatformState platform_state(const CompareRequest& req, const config::PlatformSp
 
 /// Each platform's best configuration: the fastest of the search, or, with confirm_at_step, the
 /// fastest of the few best re-simulated at step fidelity; the runner-up at the same fidelity.
-void report_best(std::vector<PlatformState>& platforms, const CompareRequest& req) {
+void report_best(std::vector<PlatformState>& platforms, const CompareRequest& req, bool confirm_at_step) {
   std::vector<Candidate> finals;
   for (std::size_t i = 0; i < platforms.size(); ++i) {
     auto& p = platforms[i];
@@ -266,15 +326,16 @@ void report_best(std::vector<PlatformState>& platforms, const CompareRequest& re
       r.runner_up = p.done.at(order[1]).at("summary");
       r.runner_up_breakdown = breakdown_from_json(p.done.at(order[1]).at("breakdown"));
     }
-    if (!req.confirm_at_step || req.search_fidelity == config::Fidelity::Step) continue;
+    if (!confirm_at_step || req.search_fidelity == config::Fidelity::Step) continue;
     for (std::size_t k = 0; k < order.size() && k < kConfirmed; ++k) {
       auto o = config_overrides(order[k], p.overrides);
       o.push_back({"collectives.fidelity", "step"});
       finals.push_back({i, order[k], config::load_scenario(p.scenario_file, o)});
     }
   }
-  spdlog::info("compare: {} configurations re-simulated at step fidelity", finals.size());
-  const auto outcomes = simulate_all(finals, req.jobs);
+  if (finals.empty()) return;
+  PassProgress progress(req, platforms, finals, "confirmation (the fastest re-simulated at step fidelity)");
+  const auto outcomes = simulate_all(finals, req, progress);
   // Per platform, the step-fidelity results, fastest first.
   std::map<std::size_t, std::vector<std::pair<double, std::size_t>>> confirmed;
   for (std::size_t k = 0; k < finals.size(); ++k) {
@@ -342,7 +403,9 @@ std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
     platforms.push_back(platform_state(req, specs[i], workload.type, i, dir, global_batch));
 
   // A round of three passes over the active platforms (docs/compare.md, "How the search works").
+  int round_number = 0;
   const auto round = [&](const std::vector<bool>& active) {
+    ++round_number;
     // Pass 1: every layout at micro-batch 1 (or the fixed one), the starting speed knobs.
     std::vector<Candidate> candidates;
     for (std::size_t i = 0; i < platforms.size(); ++i) {
@@ -355,7 +418,7 @@ std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
                                base_point(platforms[i], tp, pp, devices / tp / pp, req.micro_batch.value_or(1))))
               candidates.push_back(std::move(*c));
     }
-    simulate(platforms, candidates, req.jobs, "with the starting knobs");
+    simulate(platforms, candidates, req, fmt::format("round {} pass 1 (every layout)", round_number));
 
     // Pass 2: the best layouts with each speed knob varied on its own.
     std::vector<std::vector<Config>> bases(platforms.size());
@@ -367,26 +430,33 @@ std::vector<PlatformResult> compare_platforms(const CompareRequest& req) {
         for (const Config& v : variations(platforms[i], base, req))
           if (auto c = admit(platforms[i], i, v)) candidates.push_back(std::move(*c));
     }
-    simulate(platforms, candidates, req.jobs, "varying one speed knob");
+    simulate(platforms, candidates, req, fmt::format("round {} pass 2 (one speed knob varied)", round_number));
 
     // Pass 3: the winning value of every speed knob together.
     candidates.clear();
     for (std::size_t i = 0; i < platforms.size(); ++i)
       for (const Config& base : bases[i])
         if (auto c = admit(platforms[i], i, combined(platforms[i], base))) candidates.push_back(std::move(*c));
-    simulate(platforms, candidates, req.jobs, "combining the best speed knobs");
+    simulate(platforms, candidates, req, fmt::format("round {} pass 3 (the best knobs together)", round_number));
   };
-  round(std::vector<bool>(platforms.size(), true));
-  // A second round where the best changed a platform-wide knob (an attention kind the kernel model
-  // finds slow on this accelerator ranks every layout wrongly).
-  std::vector<bool> again(platforms.size());
-  for (std::size_t i = 0; i < platforms.size(); ++i) again[i] = restart_from_best(platforms[i]);
-  if (std::find(again.begin(), again.end(), true) != again.end()) round(again);
-
-  report_best(platforms, req);
+  std::string stopped;  // why the search ended early: its results are partial
+  try {
+    round(std::vector<bool>(platforms.size(), true));
+    // A second round where the best changed a platform-wide knob (an attention kind the kernel
+    // model finds slow on this accelerator ranks every layout wrongly).
+    std::vector<bool> again(platforms.size());
+    for (std::size_t i = 0; i < platforms.size(); ++i) again[i] = restart_from_best(platforms[i]);
+    if (std::find(again.begin(), again.end(), true) != again.end()) round(again);
+    report_best(platforms, req, req.confirm_at_step);
+  } catch (const Interrupted& e) {
+    // The best of what was simulated, at the search fidelity: nothing more is run.
+    stopped = e.what();
+    report_best(platforms, req, false);
+  }
 
   std::vector<PlatformResult> results;
   for (auto& p : platforms) {
+    p.result.stopped = stopped;
     if (!p.result.best.is_null()) p.result.least_memory = nullptr;
     results.push_back(std::move(p.result));
   }

@@ -66,6 +66,9 @@ struct PlatformResult {
   /// When no configuration fits under the headroom: the fastest that fits only above it (summary),
   /// else null.
   nlohmann::ordered_json fastest_over_headroom;
+  /// Why the search stopped early (a signal), empty when it ran to its end: the best is then the
+  /// fastest simulated so far, at the search fidelity.
+  std::string stopped;
 };
 
 std::vector<PlatformResult> compare_platforms(const CompareRequest& request);

@@ -12,6 +12,7 @@
 //   set: {training.optimizer: sgd}          # optional: scenario overrides, as `run --set`
 //   search: {zero_stage: [0, 1], precision: [bf16, fp8]}   # optional: restricts the knobs searched
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -43,6 +44,12 @@ struct CompareRequest {
   /// A configuration whose memory estimate exceeds (1 - memory_headroom) x the device memory is
   /// never the best one (it may still be simulated and reported).
   double memory_headroom = 0.05;
+  /// Seconds one configuration's simulation may take before it is stopped and counted as failed
+  /// (0: no limit); the host memory one may use (refused before it runs above it; none: no check).
+  double timeout_s = 0;
+  std::optional<double> max_memory_B;
+  /// Progress lines ("compare: DGX A100: pass 1, 12/46 (25 s)"); none: silent.
+  std::function<void(const std::string&)> progress;
 };
 
 /// Reads a comparison file; throws ConfigError with every problem located (file:line:col).

@@ -27,11 +27,6 @@ std::string duration(double s) {
   return fmt::format("{:.4g} us", s * 1e6);
 }
 
-/// "DGX A100 (8x A100 ..., NVLink3 ...)" -> "DGX A100": the table names, the notes say the rest.
-std::string short_platform(const std::string& name) {
-  const auto paren = name.find(" (");
-  return paren == std::string::npos || paren == 0 ? name : name.substr(0, paren);
-}
 
 std::string counts(const PlatformResult& r) {
   return fmt::format("{}: {}/{}/{}", r.considered, r.simulated, r.oom, r.invalid);
@@ -65,18 +60,32 @@ std::string bound_text(const PlatformResult& r) {
                      short_name(parts[1].first), 100 * parts[1].second);
 }
 
+/// Why the search stopped early (the same for every platform), empty when it ran to its end.
+std::string stopped_text(const std::vector<PlatformResult>& results) {
+  return results.empty() ? std::string() : results.front().stopped;
+}
+
 }  // namespace
+
+std::string short_platform_name(const std::string& name) {
+  const auto paren = name.find(" (");
+  return paren == std::string::npos || paren == 0 ? name : name.substr(0, paren);
+}
 
 std::string render_comparison(const CompareRequest& req, const std::vector<PlatformResult>& results) {
   const int global_batch = results.empty() ? 0 : results.front().global_batch;
   std::string o = fmt::format("Workload {}, global batch {}: the fastest configuration per platform that fits in device "
                               "memory\n\n",
                               req.workload.filename().string(), global_batch);
+  if (const auto stopped = stopped_text(results); !stopped.empty())
+    o += fmt::format("PARTIAL: the search was {}; each row is the fastest configuration simulated before, at "
+                     "the search fidelity.\n\n",
+                     stopped);
   o += fmt::format("{:<{}} {:>3} {:>3} {:>3} {:>3} {:>3} {:<26} {:>10} {:>13} {:>12} {:>6} {:>22} {:>7}  {:<32} {}\n",
                    "platform", kNameWidth, "dev", "tp", "pp", "dp", "mb", "knobs", "step time", "samples/s/dev", "samples/s/kW",
                    "MFU", "memory/dev (free)", "on-chip", "bound (share of step)", "configs: sim/oom/invalid");
   for (const auto& r : results) {
-    const std::string name = short_platform(r.platform).substr(0, kNameWidth);
+    const std::string name = short_platform_name(r.platform).substr(0, kNameWidth);
     if (r.best.is_null()) {
       std::string why = "no configuration ran";
       if (!r.fastest_over_headroom.is_null()) {
@@ -107,9 +116,10 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
                      r.sram_B > 0 ? (total <= r.sram_B ? "yes" : "no") : "-", bound_text(r), counts(r));
   }
 
-  o += req.confirm_at_step ? "\nstep time: the fastest configurations of the fluid-fidelity search re-simulated at step "
+  o += req.confirm_at_step && stopped_text(results).empty() ? "\nstep time: the fastest configurations of the fluid-fidelity search re-simulated at step "
                               "fidelity; the fastest of those is shown.\n"
-                            : "\nstep time: at the search's fluid fidelity (--no-confirm).\n";
+                            : fmt::format("\nstep time: at the search's fluid fidelity ({}).\n",
+                                          req.confirm_at_step ? "interrupted before its confirmation" : "--no-confirm");
   o += "samples/s/kW: accelerator power.peak x devices (n/a: the accelerator file gives no peak "
        "power).\nMFU: model FLOPs / (step time x devices x peak of the training precision).\n"
        "memory/dev: the memory estimate of the busiest device and the device memory; on-chip: whether that\n"
@@ -125,10 +135,10 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
   o += "\nwhy each best (its knobs; against the runner-up, the next fastest at the same fidelity; winner vs "
        "runner-up):\n";
   for (const auto& r : results)
-    if (!r.best.is_null()) o += fmt::format("* {}: {}.\n", short_platform(r.platform), why_best_text(r));
+    if (!r.best.is_null()) o += fmt::format("* {}: {}.\n", short_platform_name(r.platform), why_best_text(r));
 
   o += "\nplatforms:\n";
-  for (const auto& r : results) o += fmt::format("  {:<{}} {} ({})\n", short_platform(r.platform) + ":", kNameWidth + 1,
+  for (const auto& r : results) o += fmt::format("  {:<{}} {} ({})\n", short_platform_name(r.platform) + ":", kNameWidth + 1,
                                                  r.platform, r.platform_file.filename().string());
 
   std::string notes;
@@ -136,11 +146,11 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
     if (!r.best.is_null() && r.fidelity == "step" && r.search_step_s > 0) {
       const double step = r.best.at("step_time_s").get<double>();
       if (std::abs(step - r.search_step_s) > kFidelityNoteShare * step)
-        notes += fmt::format("* {}: step time {} at step fidelity, {} at fluid fidelity.\n", short_platform(r.platform),
+        notes += fmt::format("* {}: step time {} at step fidelity, {} at fluid fidelity.\n", short_platform_name(r.platform),
                              duration(step), duration(r.search_step_s));
     }
     if (!r.best.is_null() && r.fidelity != "step")
-      notes += fmt::format("* {}: reported at {} fidelity.\n", short_platform(r.platform), r.fidelity);
+      notes += fmt::format("* {}: reported at {} fidelity.\n", short_platform_name(r.platform), r.fidelity);
     if (!r.least_memory.is_null()) {
       const auto& p = r.least_memory.at("parallelism");
       const auto& m = r.least_memory.at("memory");
@@ -148,7 +158,7 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
           "* {}: no configuration fits. The least memory, tp {} pp {} dp {} micro-batch {} with ZeRO {} and "
           "recompute {}, needs {} GB per device (weights {}, gradients {}, optimizer {}, activations {}, buffers {}) "
           "of {} GB.\n",
-          short_platform(r.platform), p.at("tp").get<int>(), p.at("pp").get<int>(), p.at("dp").get<int>(),
+          short_platform_name(r.platform), p.at("tp").get<int>(), p.at("pp").get<int>(), p.at("dp").get<int>(),
           p.at("micro_batch").get<int>(), p.at("zero_stage").get<int>(), p.at("recompute").get<std::string>(), gb(m.at("total_B").get<double>()), gb(m.at("weights_B").get<double>()),
           gb(m.at("gradients_B").get<double>()), gb(m.at("optimizer_B").get<double>()),
           gb(m.at("activations_B").get<double>()), gb(m.at("buffers_B").get<double>()),
@@ -157,7 +167,7 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
     if (!r.best.is_null() && r.best_breakdown.dominant() == "compute" && r.best_breakdown.compute_efficiency < 0.5)
       notes += fmt::format("* {}: the compute-bound kernels reach only {:.0f}% of peak on average (clearfog run --ops): "
                            "their tiles fill few of the compute units.\n",
-                           short_platform(r.platform), 100 * r.best_breakdown.compute_efficiency);
+                           short_platform_name(r.platform), 100 * r.best_breakdown.compute_efficiency);
     if (!r.best.is_null() && r.sram_B > 0 && r.dram_Bps > 0 && r.sram_Bps > kSramCentricRatio * r.dram_Bps) {
       const double total = r.best.at("memory").at("total_B").get<double>();
       if (total > r.sram_B)
@@ -165,7 +175,7 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
             "* {}: the training state per device ({} GB) exceeds the on-chip SRAM ({} GB). The kernel model prices each "
             "kernel by its own working set and does not charge keeping the rest in off-chip memory ({:.3g} GB/s): "
             "moving the excess even once per step would add at least {} to the {} step.\n",
-            short_platform(r.platform), gb(total), gb(r.sram_B), r.dram_Bps / 1e9, duration((total - r.sram_B) / r.dram_Bps),
+            short_platform_name(r.platform), gb(total), gb(r.sram_B), r.dram_Bps / 1e9, duration((total - r.sram_B) / r.dram_Bps),
             duration(r.best.at("step_time_s").get<double>()));
     }
     if (!r.fastest_over_headroom.is_null()) {
@@ -173,16 +183,16 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
       const auto& m = f.at("memory");
       notes += fmt::format("* {}: no configuration fits under the {:.0f}% memory headroom. The fastest that fits the "
                            "device, {} ({}), needs {} of {} GB ({:.1f}%); --memory-headroom 0 would choose it.\n",
-                           short_platform(r.platform), 100 * req.memory_headroom, knobs_cell(f),
+                           short_platform_name(r.platform), 100 * req.memory_headroom, knobs_cell(f),
                            fmt::format("tp {} pp {} dp {} mb {}", f.at("parallelism").at("tp").get<int>(),
                                        f.at("parallelism").at("pp").get<int>(), f.at("parallelism").at("dp").get<int>(),
                                        f.at("training").at("micro_batch").get<int>()),
                            gb(m.at("total_B").get<double>()), gb(m.at("capacity_B").get<double>()),
                            100 * m.at("total_B").get<double>() / m.at("capacity_B").get<double>());
     }
-    if (r.failed > 0) notes += fmt::format("* {}: {} simulations failed; the first: {}\n", short_platform(r.platform), r.failed, r.failure);
-    if (r.best.is_null() && r.simulated == 0 && r.oom == 0 && !r.invalid_example.empty())
-      notes += fmt::format("* {}: every configuration was refused, e.g. {}\n", short_platform(r.platform), r.invalid_example);
+    if (r.failed > 0) notes += fmt::format("* {}: {} simulations failed; the first: {}\n", short_platform_name(r.platform), r.failed, r.failure);
+    if (r.best.is_null() && r.simulated == 0 && r.oom == 0 && !r.invalid_example.empty() && r.stopped.empty())
+      notes += fmt::format("* {}: every configuration was refused, e.g. {}\n", short_platform_name(r.platform), r.invalid_example);
   }
   if (!notes.empty()) o += "\n" + notes;
   return o;
@@ -194,6 +204,8 @@ nlohmann::ordered_json comparison_json(const CompareRequest& req, const std::vec
   j["global_batch"] = results.empty() ? 0 : results.front().global_batch;
   j["search_fidelity"] = config::fidelity_name(req.search_fidelity);
   j["memory_headroom"] = req.memory_headroom;
+  j["complete"] = stopped_text(results).empty();
+  j["stopped"] = stopped_text(results);
   auto& set = j["set"] = nlohmann::ordered_json::object();
   for (const auto& o : req.set) set[o.key] = o.value;
   auto& list = j["platforms"] = nlohmann::ordered_json::array();

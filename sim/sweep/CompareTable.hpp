@@ -8,6 +8,9 @@
 
 namespace clearfog::sweep {
 
+/// "DGX A100 (8x A100 ..., NVLink3 ...)" -> "DGX A100": the table names, the notes say the rest.
+std::string short_platform_name(const std::string& name);
+
 std::string render_comparison(const CompareRequest& request, const std::vector<PlatformResult>& results);
 
 nlohmann::ordered_json comparison_json(const CompareRequest& request, const std::vector<PlatformResult>& results);

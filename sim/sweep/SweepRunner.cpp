@@ -24,9 +24,11 @@
 #include "config/ConfigLoader.hpp"
 #include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
+#include "core/Interrupt.hpp"
 #include "core/OutputPaths.hpp"
 #include "core/Quote.hpp"
 #include "driver/ScenarioRun.hpp"
+#include "parallel/MemoryEstimate.hpp"
 #include "report/CommProfile.hpp"
 #include "report/Summary.hpp"
 
@@ -46,6 +48,11 @@ std::string one_line(std::string text) {
     }
   }
   return out;
+}
+
+std::string oom_message(const parallel::MemoryEstimate& memory) {
+  return fmt::format("memory estimate {:.4g} GB exceeds the device's {:.4g} GB", memory.total_B() / 1e9,
+                     memory.capacity_B / 1e9);
 }
 
 PointRecord make_record(const SweepPoint& point, const std::string& status, const std::string& message) {
@@ -113,7 +120,8 @@ nlohmann::ordered_json write_point_comm_profile(const std::filesystem::path& dir
 
 }  // namespace
 
-PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point, const std::filesystem::path& comm_dir) {
+PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point, const std::filesystem::path& comm_dir,
+                           bool simulate_oom) {
   try {
     const std::optional<double> cost = spec.budget ? std::optional(spec.budget->value(point.overrides)) : std::nullopt;
     if (cost && *cost > spec.budget->max)
@@ -121,14 +129,22 @@ PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point, const
                          fmt::format("budget: {} = {:.6g} exceeds its max {:.6g}", spec.budget->name, *cost,
                                      spec.budget->max));
     const auto scenario = config::load_scenario(spec.base, point.overrides);
+    // The estimate is the one the run reports; a point that cannot fit is often the slowest to
+    // simulate (the largest micro-batch, no recomputation), and its time would not be reachable.
+    if (!simulate_oom && scenario.workload.type != "chakra") {
+      const auto memory = parallel::estimate_memory(scenario);
+      if (!memory.fits()) {
+        auto r = make_record(point, "oom", oom_message(memory) + "; not simulated (--simulate-oom runs it)");
+        r["summary"] = {{"memory", report::memory_json(memory)}};
+        return r;
+      }
+    }
     const auto run = driver::run_scenario(scenario);
     auto summary = report::summary_json(scenario, run.metrics);
     if (cost) summary[spec.budget->name] = *cost;
     if (!comm_dir.empty()) summary["comm"] = write_point_comm_profile(comm_dir / std::to_string(point.id), point, scenario, run);
     const bool fits = run.metrics.memory.fits();
-    auto r = make_record(point, fits ? "ok" : "oom",
-                         fits ? "" : fmt::format("memory estimate {:.4g} GB exceeds the device's {:.4g} GB",
-                                                 run.metrics.memory.total_B() / 1e9, run.metrics.memory.capacity_B / 1e9));
+    auto r = make_record(point, fits ? "ok" : "oom", fits ? "" : oom_message(run.metrics.memory));
     r["summary"] = summary;
     return r;
   } catch (const ConfigError& e) {
@@ -254,7 +270,18 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
 
   std::map<pid_t, Running> running;
   const int jobs = std::max(1, o.jobs);
+  // Ctrl-C or SIGTERM: the running points stop (they run again on --resume), the finished ones are
+  // in points/ and results.csv.
+  const auto stop_if_interrupted = [&] {
+    if (interrupt_signal() == 0) return;
+    for (const auto& [child, r] : running) ::kill(child, SIGKILL);
+    for (const auto& [child, r] : running) ::waitpid(child, nullptr, 0);
+    write_file_atomically(csv, results_csv(done));
+    throw_if_interrupted(fmt::format("{} of {} points were done ({} kept in {}; --resume runs the others)",
+                                     tally.ran + tally.already, tally.total, done.size(), o.out_dir.string()));
+  };
   while (!pending.empty() || !running.empty()) {
+    stop_if_interrupted();
     while (static_cast<int>(running.size()) < jobs && !pending.empty()) {
       const SweepPoint* p = pending.front();
       pending.pop_front();
@@ -265,9 +292,11 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
       if (pid < 0) throw Error(fmt::format("fork failed: {}", std::strerror(errno)));
       if (pid == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed sweep leaves no orphan simulations behind
+        reset_interrupt_handlers();
         int code = 0;
         try {
-          write_point(o.out_dir, evaluate_point(spec, *p, o.comm_profile ? o.out_dir / "comm" : std::filesystem::path()));
+          write_point(o.out_dir, evaluate_point(spec, *p, o.comm_profile ? o.out_dir / "comm" : std::filesystem::path(),
+                                                o.simulate_oom));
         } catch (...) {
           code = 3;
         }
@@ -296,6 +325,8 @@ SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& o) {
     running.erase(it);
     const double seconds = std::chrono::duration<double>(Clock::now() - r.start).count();
     const auto file = point_file(o.out_dir, r.point->id);
+    // A point the same Ctrl-C killed is not a failed point: it runs again on --resume.
+    if (interrupt_signal() != 0 && !std::filesystem::exists(file)) continue;
     PointRecord record = record_of_finished(r, status, file, o);
     if (!std::filesystem::exists(file)) write_point(o.out_dir, record);
     const auto st = record.at("status").get<std::string>();

@@ -22,6 +22,7 @@ struct SweepOptions {
   int shard_count = 1;
   bool progress_bar = false;         // a redrawn bar (terminal) instead of one line per point
   bool comm_profile = false;         // each point's communication profile: DIR/comm/<id>/, summary "comm"
+  bool simulate_oom = false;         // simulate points whose memory estimate exceeds the device too
 };
 
 struct SweepTally {
@@ -35,7 +36,10 @@ struct SweepTally {
 /// simulates it and returns the record. Never throws. Call it in a child process (simulates).
 /// With `comm_dir`, the point's communication profile goes to comm_dir/<id>/ (report/CommProfile)
 /// and its JSON into the summary as "comm".
-PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point, const std::filesystem::path& comm_dir = {});
+/// A point whose memory estimate exceeds the device memory is recorded as oom with that estimate
+/// and not simulated, unless `simulate_oom`.
+PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point, const std::filesystem::path& comm_dir = {},
+                           bool simulate_oom = false);
 
 SweepTally run_sweep(const SweepSpec& spec, const SweepOptions& options);
 

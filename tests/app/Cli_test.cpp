@@ -102,3 +102,50 @@ TEST_CASE("cli: --set training.attention=fused shortens the gpt-7.5b step", "[cl
   CHECK(bad_choice.exit_code == 2);
   CHECK_THAT(bad_choice.output, Catch::Contains("training.attention"));
 }
+
+TEST_CASE("cli validate --set: the file is checked as run --set would see it", "[cli]") {
+  // The quickstart's 8 devices as dp 8: the 4 x 2 layout still fills them, 3 does not.
+  CHECK(cli("validate " + kQuickstart).exit_code == 0);
+  CHECK(cli("validate " + kQuickstart + " --set parallelism.dp=4 --set parallelism.tp=2").exit_code == 0);
+  const auto r = cli("validate " + kQuickstart + " --set parallelism.dp=3");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("parallelism.dp") && Catch::Contains("--set"));
+  const auto unknown = cli("validate " + kQuickstart + " --set training.global_bach=64");
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.output, Catch::Contains("global_batch"));  // the closest known key is suggested
+  const auto sweep = cli("validate " + std::string(CLEARFOG_SOURCE_DIR) +
+                         "/tests/sweep/data/twelve.yaml --set training.global_batch=64");
+  CHECK(sweep.exit_code == 2);
+  CHECK_THAT(sweep.output, Catch::Contains("--set") && Catch::Contains("sweep file"));
+}
+
+TEST_CASE("cli run: a platform without collectives figures is flagged as ideal", "[cli]") {
+  // dgx-a100.yaml gives collectives.efficiency (fitted to nccl-tests); pcie-gen4-8gpu.yaml does not.
+  const auto calibrated = run_stdout("run " + kQuickstart + " --format json");
+  const auto ideal = run_stdout("run " + kQuickstart + " --set platform=" + std::string(CLEARFOG_SOURCE_DIR) +
+                                "/platforms/pcie-gen4-8gpu.yaml --format json");
+  REQUIRE(calibrated.exit_code == 0);
+  REQUIRE(ideal.exit_code == 0);
+  CHECK(nlohmann::json::parse(calibrated.output)["simulation"]["collectives_calibrated"] == true);
+  CHECK(nlohmann::json::parse(ideal.output)["simulation"]["collectives_calibrated"] == false);
+  const auto text = run_stdout("run " + kQuickstart + " --set platform=" + std::string(CLEARFOG_SOURCE_DIR) +
+                               "/platforms/pcie-gen4-8gpu.yaml");
+  CHECK_THAT(text.output, Catch::Contains("ideal: the platform gives no collectives.efficiency"));
+  CHECK_THAT(run_stdout("run " + kQuickstart).output, !Catch::Contains("ideal: the platform"));
+}
+
+TEST_CASE("cli run: collectives.fidelity auto is step up to 16 devices and fluid above, and says so", "[cli]") {
+  const std::string cluster = " --set platform=" + std::string(CLEARFOG_SOURCE_DIR) + "/platforms/dgx-a100-cluster.yaml";
+  for (const int nodes : {2, 4}) {
+    const int devices = 8 * nodes;
+    const std::string args = "run " + kQuickstart + cluster + " --set platform.fabric.nodes=" + std::to_string(nodes) +
+                             " --set parallelism.dp=" + std::to_string(devices) +
+                             " --set training.global_batch=" + std::to_string(8 * devices);
+    const auto j = nlohmann::json::parse(run_stdout(args + " --format json").output);
+    INFO(devices << " devices");
+    CHECK(j["simulation"]["fidelity_auto"] == true);
+    CHECK(j["simulation"]["collectives_fidelity"] == (devices > 16 ? "fluid" : "step"));
+    CHECK((run_stdout(args).output.find("fluid collectives (collectives.fidelity auto") != std::string::npos) ==
+          (devices > 16));
+  }
+}
