@@ -57,7 +57,7 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("file", o->file, "comparison YAML file (scenarios/compare/); or give --workload and --platforms");
   cmd->add_option("--workload", o->workload, "workload YAML file");
   cmd->add_option("--platforms", o->platforms, "platform YAML files");
-  cmd->add_option("--devices", o->devices, "devices per platform (overrides node.devices)")->check(CLI::PositiveNumber);
+  cmd->add_option("--devices", o->devices, "devices per platform (default: each platform's node.devices)")->check(CLI::PositiveNumber);
   cmd->add_option("--global-batch", o->global_batch, "sequences per iteration (default: 4 x lcm of device counts)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--micro-batch", o->micro_batch, "fixed micro-batch (default: searched over 1, 2, 4, ... 16)")

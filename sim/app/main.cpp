@@ -10,6 +10,20 @@
 #include "core/Errors.hpp"
 #include "core/Interrupt.hpp"
 
+namespace {
+
+/// Help shows each option's captured default ("=1") unless its text already says what the default
+/// is (a sentinel such as -1 or 0 means "from the file" or "searched"), or it is an empty list.
+void hide_unhelpful_defaults(CLI::App& app) {
+  for (CLI::Option* option : app.get_options())
+    if (option->get_required() || option->get_description().find("default") != std::string::npos ||
+        option->get_default_str() == "[]")
+      option->default_str("");
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) hide_unhelpful_defaults(*sub);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace clearfog;
   using namespace clearfog::app;
@@ -46,6 +60,7 @@ int main(int argc, char** argv) {
       add_burst_command(app),
   };
 
+  hide_unhelpful_defaults(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
