@@ -165,6 +165,11 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   }
   if (m.buckets > 0)
     line("hidden behind backward", fmt::format("{} ({})", t(m.hidden_comm_s), pct(share(m.hidden_comm_s, m.dp_comm_s))));
+  if (m.tied_comm_s > 0)
+    line("tied gradients", fmt::format("{} (parameters two pipeline stages both hold, tied embeddings or mirrored "
+                                       "chunks: their gradients summed between the two after the data-parallel "
+                                       "reduction)",
+                                       t(m.tied_comm_s)));
   line("exposed", fmt::format("{} ({} of the step: the busiest device waits for communication)", t(m.exposed_comm_s),
                               pct(share(m.exposed_comm_s, m.step_time_s))));
   if (m.collective_interference_factor != 1)
@@ -264,6 +269,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                    {"dp_exposed_s", m.dp_exposed_s},
                    {"recompute_s", m.recompute_s},
                    {"stage_busy_s", m.stage_busy_s}};
+  // Pipelines only: the sums of tied copies between two stages (absent without pipeline stages).
+  if (s.parallelism.pp > 1) j["parallel"]["tied_comm_s"] = m.tied_comm_s;
   j["simulation"] = {{"ops", m.ops}, {"messages", m.messages}};
   return j;
 }

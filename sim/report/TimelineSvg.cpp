@@ -61,6 +61,7 @@ std::string category_colour(std::string_view c) {
   if (c == "dp_comm") return "#b279a2";
   if (c == "tp_comm") return "#9d755d";
   if (c == "pp_comm") return "#72b7b2";
+  if (c == "tied_comm") return "#eeca3b";
   if (c == "idle") return "#eeeeee";
   // Any other category: a fixed colour chosen by its name, so output stays deterministic.
   static constexpr std::array<const char*, 6> kOthers = {"#eeca3b", "#ff9da6", "#bab0ac", "#8cd17d", "#79706e", "#d37295"};
