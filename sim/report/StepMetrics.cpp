@@ -160,10 +160,14 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     m.ep_hidden_s = std::max(m.ep_hidden_s, ep_hidden);
     m.pp_wait_s = std::max(m.pp_wait_s, pp);
     m.tied_comm_s = std::max(m.tied_comm_s, tied);
-    if (step.pp > 1) m.bubble_fraction = std::max(m.bubble_fraction, (last_backward_end - busy_before) / m.step_time_s);
+    const std::size_t stage = step.stage_of_rank.empty() ? 0 : static_cast<std::size_t>(step.stage_of_rank[r]);
+    const double bubble = (last_backward_end - busy_before) / m.step_time_s;
+    if (step.pp > 1 && bubble > m.bubble_fraction) {
+      m.bubble_fraction = bubble;
+      m.bubble_stage = static_cast<int>(stage);
+    }
     m.dp_exposed_s = std::max(m.dp_exposed_s,
                               rank_end - last_backward_end - optimizer - union_length(std::move(not_data_parallel)));
-    const std::size_t stage = step.stage_of_rank.empty() ? 0 : static_cast<std::size_t>(step.stage_of_rank[r]);
     if (stage < m.stage_busy_s.size()) m.stage_busy_s[stage] = std::max(m.stage_busy_s[stage], compute);
   }
   // With one compute stream, every moment of the step in which the busiest device does not compute

@@ -62,7 +62,9 @@ struct StepMetrics {
   double tp_hidden_s = 0;              // tensor-parallel collectives run behind compute (DualPipe's F&B pairs)
   double ep_hidden_s = 0;              // expert-parallel all-to-alls run behind compute (DualPipe's F&B pairs)
   double pp_wait_s = 0;                // compute stream waiting on stage-to-stage receives (bubble included)
-  double bubble_fraction = 0;          // idle compute stream before its last backward / step (busiest stage)
+  double bubble_fraction = 0;          // idle compute stream before its last backward / step, of the device
+                                       // for which it is largest (the stage that idles most)
+  int bubble_stage = 0;                // that device's pipeline stage
   double ideal_bubble_fraction = 0;    // closed form of the schedule
   double dp_exposed_s = 0;             // a rank's time from its last backward to its end, not spent in the optimizer,
                                        // waiting for another pipeline stage, summing tied copies or in the last

@@ -98,7 +98,9 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
     line("TFLOP/s per GPU", fmt::format("{:.1f} (Megatron Eq. 3, counts recomputation); HFU {}",
                                         m.megatron_tflops_per_gpu / 1e12, pct(m.hfu)));
     if (p.pp > 1)
-      line("pipeline bubble", fmt::format("{} of the step (ideal {})", pct(m.bubble_fraction), pct(m.ideal_bubble_fraction)));
+      line("pipeline bubble", fmt::format("{} of the step (ideal {}): stage {}, the one idle longest before its last "
+                                          "backward",
+                                          pct(m.bubble_fraction), pct(m.ideal_bubble_fraction), m.bubble_stage));
     const auto hidden = [&](double x) { return x > 0 ? fmt::format("; {} more ran behind compute", t(x)) : ""; };
     line("tensor-parallel comm", fmt::format("{} (on the critical path{})", t(m.tp_comm_s), hidden(m.tp_hidden_s)));
     if (m.expert_load.moe_layers > 0)
@@ -114,7 +116,6 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
       line("expert-parallel comm", fmt::format("{} (all-to-alls on the critical path, waits for the busiest expert "
                                                "rank included{})",
                                                t(m.ep_comm_s), hidden(m.ep_hidden_s)));
-    line("pipeline receive wait", fmt::format("{} (transfers and bubble)", t(m.pp_wait_s)));
     line("data-parallel exposed", t(m.dp_exposed_s));
     if (m.stage_busy_s.size() > 1) {
       std::string busy;
@@ -177,8 +178,10 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                        "(collectives.interference.memory_share)",
                                        t(m.collective_interference_s), m.collective_interference_factor));
   if (m.pipeline_wait_s > 0)
-    line("pipeline waits", fmt::format("{} ({} of the step: the busiest device waits on pipeline receives or for the other stages to finish)",
-                                       t(m.pipeline_wait_s), pct(share(m.pipeline_wait_s, m.step_time_s))));
+    line("pipeline waits", fmt::format("{} ({} of the step: the busiest device, {}, waits on pipeline receives or for "
+                                       "the other stages to finish)",
+                                       t(m.pipeline_wait_s), pct(share(m.pipeline_wait_s, m.step_time_s)),
+                                       m.busiest_device));
 
   const auto& mem = m.memory;
   o += fmt::format("\nMemory per device (estimate): {} of {} — {}\n", bytes(mem.total_B()), bytes(mem.capacity_B),
