@@ -159,7 +159,8 @@ Command add_collective_command(CLI::App& app) {
             nlohmann::ordered_json rows = nlohmann::ordered_json::array();
             std::string text = fmt::format(
                 "# clearfog collective: {} over {} ranks of {}, algorithm {}, fidelity {}\n"
-                "# busbw = algbw x {} (nccl-tests definitions); nccl(us): NCCL's own time estimate\n"
+                "# busbw = algbw x {} (nccl-tests definitions); nccl(us): NCCL's own time estimate of the algorithm "
+                "and protocol that ran (-: NCCL has no such algorithm)\n"
                 "{:>14}{:>14}{:>8}  {:<13}{:<9}{:>4}{:>12}{:>12}{:>13}{:>13}\n",
                 o->op, ranks, platform.name, config::collective_algorithm_name(*algo), o->fidelity, factor_text(*op),
                 "size(B)", "count", "type", "algorithm", "protocol", "ch", "time(us)", "nccl(us)", "algbw(GB/s)",
@@ -174,13 +175,16 @@ Command add_collective_command(CLI::App& app) {
               const auto t = driver::measure_collective(cluster, c);
               const auto count = static_cast<long long>(bytes / 4);  // float elements, as nccl-tests -d float
               const auto algorithm_name = config::collective_algorithm_name(t.choice.algorithm);
-              text += fmt::format("{:>14.0f}{:>14}{:>8}  {:<13}{:<9}{:>4}{:>12.2f}{:>12.2f}{:>13.2f}{:>13.2f}\n", bytes, count,
+              const auto& nccl = t.choice.nccl_estimate_s;
+              text += fmt::format("{:>14.0f}{:>14}{:>8}  {:<13}{:<9}{:>4}{:>12.2f}{:>12}{:>13.2f}{:>13.2f}\n", bytes, count,
                                   "float", algorithm_name, t.choice.protocol.name(), t.choice.channels, t.time_s * 1e6,
-                                  t.choice.model_time_s * 1e6, t.algbw_Bps / 1e9, t.busbw_Bps / 1e9);
+                                  nccl ? fmt::format("{:.2f}", *nccl * 1e6) : "-", t.algbw_Bps / 1e9,
+                                  t.busbw_Bps / 1e9);
               rows.push_back({{"bytes", bytes}, {"count", count}, {"type", "float"},
                               {"algorithm", algorithm_name}, {"protocol", t.choice.protocol.name()},
                               {"channels", t.choice.channels}, {"time_us", t.time_s * 1e6},
-                              {"nccl_model_us", t.choice.model_time_s * 1e6}, {"algbw_GBps", t.algbw_Bps / 1e9},
+                              {"nccl_model_us", nccl ? nlohmann::ordered_json(*nccl * 1e6) : nlohmann::ordered_json()},
+                              {"algbw_GBps", t.algbw_Bps / 1e9},
                               {"busbw_GBps", t.busbw_Bps / 1e9}, {"messages", t.messages}});
             }
             if (o->format == "json") {

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "app/Command.hpp"
@@ -57,11 +58,11 @@ nlohmann::json gemm_json(const kernels::GemmEstimate& e, double peak) {
           {"hbm_bytes", e.hbm_bytes}};
 }
 
-std::string gemm_text(const kernels::GemmEstimate& e, double peak, int units) {
+/// What the blocked-GEMM model says beyond time and throughput: efficiency against `peak` (in
+/// `rate`, "TFLOP/s" or, for integer GEMMs, "TOP/s"), what bounds it, tile and waves.
+std::string gemm_details(const kernels::GemmEstimate& e, double peak, int units, std::string_view rate) {
   std::string out;
-  out += fmt::format("  time             {:.3f} us\n", e.time_s * 1e6);
-  out += fmt::format("  throughput       {:.1f} TFLOP/s\n", e.flops_per_s / 1e12);
-  out += fmt::format("  efficiency       {:.1f} % of the {:.1f} TFLOP/s peak\n", 100 * e.efficiency, peak / 1e12);
+  out += fmt::format("  efficiency       {:.1f} % of the {:.1f} {} peak\n", 100 * e.efficiency, peak / 1e12, rate);
   out += fmt::format("  bound            {}\n", kernels::gemm_bound_name(e.bound));
   out += fmt::format("  tile             {}x{}\n", e.tile.m, e.tile.n);
   out += fmt::format("  tiles, waves     {} tiles in {} waves of {} units\n", e.tiles, e.waves, units);
@@ -117,7 +118,10 @@ int run_gemm(const Options& o) {
                             {"method", std::string(kernels::low_precision_method_name(best.method))},
                             {"time_s", best.time_s},     {"tops", best.ops_per_s / 1e12},
                             {"candidates", candidates}};
-      if (best.packing) out["local_accumulations"] = best.packing->local_accumulations;
+      if (best.packing) {
+        out["local_accumulations"] = best.packing->local_accumulations;  // the guard bits' bound
+        out["accumulations_per_extraction"] = best.packing->accumulations_per_extraction();  // what runs
+      }
       std::cout << out.dump(2) << '\n';
       return kExitOk;
     }
@@ -125,12 +129,21 @@ int run_gemm(const Options& o) {
     std::cout << fmt::format("  method           {}\n", kernels::low_precision_method_name(best.method));
     std::cout << fmt::format("  time             {:.3f} us\n", best.time_s * 1e6);
     std::cout << fmt::format("  throughput       {:.3f} TOP/s\n", best.ops_per_s / 1e12);
-    if (best.packing)
+    if (const auto& packing = best.packing) {
+      // The count the time model runs; the guard bits' bound beside it when the port's kernels stop short.
+      const long long runs = packing->accumulations_per_extraction();
       std::cout << fmt::format("  packing          {} scheme, {} products per multiply, field at bit {}, {} local "
-                               "accumulations before an extraction\n",
-                               kernels::packing_scheme_name(best.packing->scheme), best.packing->products_per_multiply,
-                               best.packing->field_shift, best.packing->local_accumulations);
-    if (best.gemm) std::cout << gemm_text(*best.gemm, best.gemm->flops_per_s / best.gemm->efficiency, acc.compute_units);
+                               "accumulations before an extraction{}\n",
+                               kernels::packing_scheme_name(packing->scheme), packing->products_per_multiply,
+                               packing->field_shift, runs,
+                               runs < packing->local_accumulations
+                                   ? fmt::format(" (the guard bits allow {}; the port's kernels unroll at most {})",
+                                                 packing->local_accumulations, kernels::kMaxUnrolledAccumulations)
+                                   : std::string());
+    }
+    // Integer operations: the rate is in OP/s whichever unit runs them.
+    if (best.gemm)
+      std::cout << gemm_details(*best.gemm, best.gemm->flops_per_s / best.gemm->efficiency, acc.compute_units, "TOP/s");
     std::cout << "  candidates\n";
     for (const auto& c : est.candidates)
       std::cout << fmt::format("    {:<46} {:>12.3f} us  {:.2f}x the pick\n", kernels::low_precision_method_name(c.method),
@@ -154,7 +167,10 @@ int run_gemm(const Options& o) {
     out["dtype"] = o.dtype;
     std::cout << out.dump(2) << '\n';
   } else {
-    std::cout << header << " (blocked-GEMM model)\n" << gemm_text(est, arithmetic.peak_ops, acc.compute_units);
+    std::cout << header << " (blocked-GEMM model)\n";
+    std::cout << fmt::format("  time             {:.3f} us\n", est.time_s * 1e6);
+    std::cout << fmt::format("  throughput       {:.1f} TFLOP/s\n", est.flops_per_s / 1e12);
+    std::cout << gemm_details(est, arithmetic.peak_ops, acc.compute_units, "TFLOP/s");
   }
   return kExitOk;
 }

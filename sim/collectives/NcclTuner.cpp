@@ -318,6 +318,13 @@ double NcclTuner::time_s(CollectiveOp op, NcclAlgorithm a, Protocol p, double by
   return (lat + bytes / (1000 * bw)) * 1e-6;
 }
 
+std::optional<double> NcclTuner::estimate_s(CollectiveOp op, NcclAlgorithm a, Protocol p, double bytes) const {
+  if (function_index(op) < 0) return std::nullopt;
+  if (system_.ranks == 1) return 0.0;
+  const double t = time_s(op, a, p, bytes);
+  return t >= 0 ? std::optional<double>(t) : std::nullopt;
+}
+
 int NcclTuner::channels_for(NcclAlgorithm a, Protocol p, double bytes) const {
   if (a == NcclAlgorithm::Nvls || a == NcclAlgorithm::NvlsTree) return nvls_channels_;
   // enqueue.cc getAlgoInfo: fewer channels, then fewer threads, while each thread would get less

@@ -7,6 +7,7 @@
 // communicator with an NcclSystem. Equations, constants and what is simplified:
 // docs/collectives.md, "The NCCL tuner".
 #include <array>
+#include <optional>
 #include <string_view>
 
 #include "config/CollectiveSpec.hpp"
@@ -65,6 +66,10 @@ public:
 
   /// ncclTopoGetAlgoTime in seconds; negative when the pair is unavailable.
   [[nodiscard]] double time_s(config::CollectiveOp op, NcclAlgorithm a, config::Protocol p, double bytes) const;
+  /// NCCL's own estimate of `op` run with `a` and `p`, as choose() reports it: 0 over one rank
+  /// (nothing to do); none for a point-to-point operation or a pair NCCL cannot run.
+  [[nodiscard]] std::optional<double> estimate_s(config::CollectiveOp op, NcclAlgorithm a, config::Protocol p,
+                                                 double bytes) const;
   /// The table entries: algorithm bandwidth in GB/s (0: unavailable) and latency in us.
   [[nodiscard]] double bandwidth_GBps(config::CollectiveOp op, NcclAlgorithm a, config::Protocol p) const;
   [[nodiscard]] double latency_us(config::CollectiveOp op, NcclAlgorithm a, config::Protocol p) const;

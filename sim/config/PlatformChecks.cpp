@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "config/CheckSupport.hpp"
+#include "config/KeyReferences.hpp"
 #include "config/KeyTable.hpp"
 #include "config/PlatformSpec.hpp"
 #include "core/CheckedMath.hpp"
@@ -362,6 +363,7 @@ void check_accelerator(const ConfigDocument& doc, std::vector<Diagnostic>& out) 
 
 void check_platform(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_conditions(doc, out);
+  check_key_references(doc, "name", out);
   check_node(doc, out);
   check_fabric(doc, out);
   check_degraded_nics(doc, out);

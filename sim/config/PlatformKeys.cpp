@@ -82,7 +82,10 @@ KeyTable make_platform_table() {
       "(collectives). Keys that belong to one topology may only be given with that topology.",
       {
           kind_key(DocumentKind::Platform),
-          {.path = "name", .description = "Human-readable name, e.g. \"DGX A100\"."},
+          {.path = "name",
+           .description = "Human-readable name, e.g. \"DGX A100 cluster ({fabric.nodes} nodes)\". A {key} in it "
+                          "is replaced by that integer key's value as resolved, --set included: cite the counts "
+                          "rather than writing them."},
           {.path = "source",
            .description = "Where the figures come from and what is assumed."},
           {.path = "framework",

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config/FrameworkRegistry.hpp"
+#include "config/KeyReferences.hpp"
 #include "config/RoutingTrace.hpp"
 #include "config/WorkloadTypeSchema.hpp"
 
@@ -183,7 +184,7 @@ CollectiveCalibration build_collectives(const ConfigDocument& document) {
 
 PlatformSpec build_platform(const ConfigDocument& document) {
   PlatformSpec spec;
-  spec.name = document.get_string("name");
+  spec.name = expand_key_references(document, "name");  // counts cited by key, as resolved
   spec.source = document.get_string("source");
   if (const ConfigValue* framework = document.find("framework")) spec.framework = framework->as_string();
   spec.accelerator = build_accelerator(child_of(document, "accelerator"));

@@ -45,6 +45,17 @@ CollectiveAlgorithm from_nccl(NcclAlgorithm a) {
   return CollectiveAlgorithm::Ring;
 }
 
+/// The NCCL algorithm that is `a`, if NCCL has it.
+std::optional<NcclAlgorithm> nccl_counterpart(CollectiveAlgorithm a) {
+  switch (a) {
+    case CollectiveAlgorithm::Ring: return NcclAlgorithm::Ring;
+    case CollectiveAlgorithm::Tree: return NcclAlgorithm::Tree;
+    case CollectiveAlgorithm::InSwitch: return NcclAlgorithm::Nvls;
+    case CollectiveAlgorithm::NvlsTree: return NcclAlgorithm::NvlsTree;
+    default: return std::nullopt;
+  }
+}
+
 /// NCCL's algorithm for a clearfog one; the others take the ring's protocol and channels.
 NcclAlgorithm to_nccl(CollectiveAlgorithm a) {
   if (a == CollectiveAlgorithm::Tree) return NcclAlgorithm::Tree;
@@ -147,20 +158,18 @@ CollectivePlanChoice choose_collective(const topology::ClusterTopology& cluster,
     NcclAlgorithm nccl = to_nccl(requested);
     if (!(tuner.bandwidth_GBps(op, nccl, config::Protocol::Simple) > 0)) nccl = NcclAlgorithm::Ring;
     c = tuner.choose(op, bytes, nccl);
-    if (requested != CollectiveAlgorithm::Ring && requested != CollectiveAlgorithm::Tree &&
-        requested != CollectiveAlgorithm::InSwitch && requested != CollectiveAlgorithm::NvlsTree)
-      c.model_time_s = 0;  // NCCL's estimate is for its ring, not this algorithm
   }
   if (protocol) {
     c.protocol = *protocol;
     c.channels = point_to_point(op) ? c.channels : tuner.channels_for(to_nccl(algorithm), *protocol, bytes);
-    c.model_time_s = 0;
   }
   const auto costs = group_protocol(cluster, members, c.protocol);
   if (!costs)
     throw Error(fmt::format("protocol {} has no figures on platform \"{}\" for this group",
                             config::protocol_name(c.protocol), cluster.platform().name));
-  return {algorithm, *costs, c.channels, c.model_time_s};
+  // NCCL's estimate of exactly what runs (the algorithm, the protocol as chosen or forced).
+  const auto nccl = nccl_counterpart(algorithm);
+  return {algorithm, *costs, c.channels, nccl ? tuner.estimate_s(op, *nccl, c.protocol, bytes) : std::nullopt};
 }
 
 }  // namespace clearfog::driver

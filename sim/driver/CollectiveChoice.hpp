@@ -4,6 +4,7 @@
 // it on this platform; an explicit algorithm keeps the algorithm and takes NCCL's protocol and
 // channels for it. One function serves `clearfog collective`, every group of a training plan and
 // `compare`. Model: docs/collectives.md, "The NCCL tuner".
+#include <optional>
 #include <vector>
 
 #include "collectives/NcclTuner.hpp"
@@ -17,7 +18,10 @@ struct CollectivePlanChoice {
   config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;  // concrete
   config::CollectiveProtocol protocol;  // with the platform's figures for the group
   int channels = 1;
-  double model_time_s = 0;  // NCCL's estimate when the tuner chose (0 otherwise)
+  /// NCCL's own estimate (its ncclTopoGetAlgoTime) for the algorithm and protocol that run; none where
+  /// NCCL has no such algorithm (direct, halving-doubling, hierarchical, a tree of a rooted
+  /// operation) and for point-to-point operations.
+  std::optional<double> nccl_estimate_s;
 };
 
 /// NCCL rates an NVLink at 20 GB/s of its 25 GB/s per direction (src/graph/topo.h SM70/80/90_NVLINK_BW,

@@ -29,8 +29,6 @@ constexpr double kGemmlowpBitsPerMac = 8 + 16;
 // bits once (USUBL, zero point) and reused across an 8x8 register tile.
 constexpr double kQnnpackMicroTile = 8;
 constexpr double kQnnpackBitsPerMac = 16 + 16 * (1 / kQnnpackMicroTile + 1 / kQnnpackMicroTile);
-// ULPPACK: the port unrolls at most 8 local multiply-accumulates before an extraction.
-constexpr long long kUnrollLimit = 8;
 constexpr double kDenseExtractOps = 1;     // USRA: shift right by 8 and accumulate (16-bit lanes)
 constexpr double kHeadroomExtractOps = 2;  // AND with the field mask, ADD (32-bit lanes)
 constexpr double kPackOpsPerElement = 2;   // shift + insert per operand element (8-bit lanes)
@@ -135,7 +133,7 @@ std::vector<LowPrecisionCandidate> LowPrecisionGemmModel::simd(const GemmShape& 
     const PackingPlan plan = plan_packing(bits, scheme);
     if (plan.local_accumulations < 1) continue;
     const double products = plan.products_per_multiply;
-    const double local = static_cast<double>(std::min(plan.local_accumulations, kUnrollLimit));
+    const double local = static_cast<double>(plan.accumulations_per_extraction());
     const double extract_bits = scheme == PackingScheme::Dense ? kDenseExtractOps * plan.product_lane_bits
                                                                : kHeadroomExtractOps * plan.product_lane_bits;
     const double per_mac = plan.operand_lane_bits / products + extract_bits / (products * local);

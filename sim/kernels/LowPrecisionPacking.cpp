@@ -42,6 +42,10 @@ std::string_view packing_scheme_name(PackingScheme scheme) {
   return "?";
 }
 
+long long PackingPlan::accumulations_per_extraction() const {
+  return std::min(local_accumulations, kMaxUnrolledAccumulations);
+}
+
 int PackingPlan::port_iterations() const {
   for (int iterations : kPortIterations)
     if (local_accumulations >= iterations) return iterations;

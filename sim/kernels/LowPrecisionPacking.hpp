@@ -19,6 +19,10 @@ struct BitWidths {
 
 constexpr int kMaxLowPrecisionBits = 7;
 
+/// The deepest kernel of the FullPack NEON port unrolls 8 local multiply-accumulates
+/// (kernels/ULPPACK/*_iter8): more than that the guard bits allow is never run.
+constexpr long long kMaxUnrolledAccumulations = 8;
+
 /// "w3a3" -> {3, 3}; nullopt unless both widths are 1..7.
 std::optional<BitWidths> parse_bit_widths(std::string_view text);
 /// {3, 3} -> "w3a3".
@@ -42,6 +46,9 @@ struct PackingPlan {
   /// with L * max_product < 2^s (low field does not carry) and L * 2 * max_product < 2^field_bits
   /// (the wanted field does not overflow). 0: the widths do not fit this scheme.
   long long local_accumulations = 0;
+  /// What the time model runs between two extractions: local_accumulations, at most
+  /// kMaxUnrolledAccumulations.
+  [[nodiscard]] long long accumulations_per_extraction() const;
   /// What the FullPack NEON port implements: kernels exist for 1, 2, 4 and 8 local iterations, so
   /// it uses the largest of those not above local_accumulations.
   [[nodiscard]] int port_iterations() const;

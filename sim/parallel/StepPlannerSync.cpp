@@ -128,7 +128,7 @@ void StepPlanner::sum_tied_copies() {
               synced_[pair[i]]);
         auto request = collectives_.request(CollectiveOp::AllReduce, pair, bytes);
         request.stream = Stream::Comm;
-        request.category = Category::DataParallelComm;
+        request.category = Category::TiedGradientComm;
         request.name = fmt::format("d{}.t{}.{}_grad.allreduce", d, t, tied.name);
         request.deps = {{ready_to_sum[0]}, {ready_to_sum[1]}};
         const auto done = collectives::append_collective(step_.plan, request, tags_, schedules_);

@@ -31,6 +31,7 @@ std::string_view category_name(Category c) {
     case Category::PipelineComm: return "pp_comm";
     case Category::Recompute: return "recompute";
     case Category::ExpertParallelComm: return "ep_comm";
+    case Category::TiedGradientComm: return "tied_comm";
   }
   return "?";
 }

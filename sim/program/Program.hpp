@@ -55,8 +55,10 @@ enum class Category : std::uint8_t {
   PipelineComm,        // activations and gradients between pipeline stages
   Recompute,
   ExpertParallelComm,  // MoE token dispatch and combine (all-to-all over the expert group)
+  TiedGradientComm,    // the sum of a tied parameter's gradients between the two pipeline stages
+                       // holding it (Megatron's embedding-gradient all-reduce), after the dp reduction
 };
-inline constexpr int kCategoryCount = 8;
+inline constexpr int kCategoryCount = 9;
 
 std::string_view stream_name(Stream s);
 std::string_view category_name(Category c);

@@ -24,7 +24,7 @@ using program::OpIndex;
 std::string bytes_text(double b) { return units::format(b, units::Dimension::Bytes); }
 std::string seconds_text(double s) { return units::format(s, units::Dimension::Time); }
 
-constexpr std::array<const char*, 5> kAxes = {"tp", "dp", "zero", "ep", "pp"};
+constexpr std::array<const char*, 6> kAxes = {"tp", "dp", "zero", "ep", "pp", "tied"};
 
 std::string axis_of(Category category, program::Stream stream, config::CollectiveOp op, int zero_stage) {
   if (stream == program::Stream::Gather) return "zero";
@@ -32,6 +32,7 @@ std::string axis_of(Category category, program::Stream stream, config::Collectiv
     case Category::TensorParallelComm: return "tp";
     case Category::ExpertParallelComm: return "ep";
     case Category::PipelineComm: return "pp";
+    case Category::TiedGradientComm: return "tied";
     case Category::DataParallelComm:
       return zero_stage >= 1 && op != config::CollectiveOp::AllReduce ? "zero" : "dp";
     default: return "other";
@@ -184,7 +185,8 @@ std::string render_comm_summary(const CommProfile& profile) {
 
 std::string comm_histogram_svg(const CommProfile& profile, const std::string& title) {
   static const std::map<std::string, const char*> colour = {
-      {"tp", "#4e79a7"}, {"dp", "#f28e2b"}, {"zero", "#e15759"}, {"ep", "#76b7b2"}, {"pp", "#59a14f"}};
+      {"tp", "#4e79a7"}, {"dp", "#f28e2b"}, {"zero", "#e15759"}, {"ep", "#76b7b2"}, {"pp", "#59a14f"},
+      {"tied", "#edc948"}};
   std::map<std::string, std::map<int, int>> counts;
   int low = 64, high = 0, most = 1;
   for (const auto& e : profile.events) {

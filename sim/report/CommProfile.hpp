@@ -19,7 +19,7 @@ namespace clearfog::report {
 
 struct CommEvent {
   std::string name;
-  std::string axis;       // tp, dp, zero (ZeRO's reduce-scatters and gathers), ep, pp
+  std::string axis;       // tp, dp, zero (ZeRO's reduce-scatters and gathers), ep, pp, tied (sums of tied copies)
   std::string op;         // all_reduce, ..., sendrecv (a pipeline message)
   int members = 2;        // devices in the group
   double payload_B = 0;   // nccl-tests convention (all_gather: the gathered total); p2p: the message

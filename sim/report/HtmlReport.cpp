@@ -6,6 +6,7 @@
 
 #include "core/Units.hpp"
 #include "report/CommProfile.hpp"
+#include "report/ExchangeWaits.hpp"
 #include "report/HtmlPage.hpp"
 #include "report/TimelineSvg.hpp"
 
@@ -57,7 +58,12 @@ std::string summary_cards(const HtmlReportInputs& in) {
   o += html_card("throughput", fmt::format("{:.4g} {}/s", m.samples_per_s, m.sample_unit.empty() ? "samples" : m.sample_unit));
   o += html_card("MFU", m.flops_known ? fmt::format("{:.1f} %", 100 * m.mfu) : std::string("unknown"));
   o += html_card("exposed communication", seconds(m.exposed_comm_s));
-  if (m.bubble_fraction > 0) o += html_card("pipeline bubble", fmt::format("{:.1f} %", 100 * m.bubble_fraction));
+  // Named as the summary names them: the stage that idles most, and the busiest device's waits.
+  if (m.bubble_fraction > 0)
+    o += html_card(fmt::format("pipeline bubble (stage {})", m.bubble_stage),
+                   fmt::format("{:.1f} % (ideal {:.1f} %)", 100 * m.bubble_fraction, 100 * m.ideal_bubble_fraction));
+  if (m.pipeline_wait_s > 0)
+    o += html_card(fmt::format("pipeline waits (device {})", m.busiest_device), seconds(m.pipeline_wait_s));
   o += html_card("memory per device", fmt::format("{} of {}", bytes(m.memory.total_B()), bytes(m.memory.capacity_B)),
             !m.memory.fits());
   return o + "</div>\n";
@@ -105,8 +111,9 @@ std::string breakdown_svg(const program::Plan& plan, const engine::SimulationRes
     entries.emplace_back(name, category_colour(name));
   }
   entries.emplace_back("idle", "#cccccc");
+  ExchangeWaits waits(plan, result);
   for (int r = 0; r < shown; ++r) {
-    const auto b = device_breakdown(plan, result, r);
+    const auto b = device_breakdown(plan, result, r, waits);
     std::vector<std::tuple<std::string, double, std::string>> segments;
     for (int c = 0; c < program::kCategoryCount; ++c)
       segments.emplace_back(entries[c].first, b.category_s[c], entries[c].second);
@@ -152,14 +159,21 @@ std::string memory_svg(const parallel::MemoryEstimate& m) {
 }  // namespace
 
 DeviceBreakdown device_breakdown(const program::Plan& plan, const engine::SimulationResult& result, int rank) {
+  ExchangeWaits waits(plan, result);
+  return device_breakdown(plan, result, rank, waits);
+}
+
+DeviceBreakdown device_breakdown(const program::Plan& plan, const engine::SimulationResult& result, int rank,
+                                 ExchangeWaits& waits) {
   DeviceBreakdown b;
   b.category_s.assign(program::kCategoryCount, 0.0);
-  const auto& ops = plan.ranks[rank].ops();
+  const auto& p = plan.ranks[rank];
   double busy_s = 0;
-  for (program::OpIndex i = 0; i < ops.size(); ++i) {
-    if (ops[i].stream != program::Stream::Compute) continue;
-    const double d = result.ops[rank][i].duration_s();
-    b.category_s[static_cast<int>(ops[i].category)] += d;
+  for (program::OpIndex i = 0; i < p.size(); ++i) {
+    if (p.stream(i) != program::Stream::Compute) continue;
+    // An exchange's wait for its peer is idle (a pipeline receive before its sender: the bubble).
+    const double d = result.ops[rank][i].duration_s() - waits.wait_s(rank, i);
+    b.category_s[static_cast<int>(p.category(i))] += d;
     busy_s += d;
   }
   b.idle_s = std::max(0.0, result.makespan_s - busy_s);
@@ -174,8 +188,9 @@ std::string html_report(const HtmlReportInputs& in) {
                    html_escape(s.name), html_escape(s.workload.name), html_escape(s.platform.name), devices);
   o += summary_cards(in);
   o += html_section("breakdown", "Where each device's time goes (compute stream)",
-               "<p class=\"note\">Busy time by category; grey is idle: pipeline bubble, waits for "
-               "communication. Hover for values.</p>\n" + breakdown_svg(in.plan, in.simulation, devices));
+               "<p class=\"note\">Busy time by category; grey is idle: waits for a pipeline peer (the "
+               "bubble) and for communication. An exchange that waits for its peer is idle until its data can "
+               "move. Hover for values.</p>\n" + breakdown_svg(in.plan, in.simulation, devices));
   o += html_section("memory", "Memory per device (estimate) against capacity", memory_svg(in.metrics.memory));
   o += html_section("timeline", "Timeline",
                "<p class=\"note\">Wheel to zoom, double click to reset; hover a bar for the op.</p>\n<div id=\"timeline-chart\">" +

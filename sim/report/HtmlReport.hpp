@@ -8,6 +8,7 @@
 #include "config/ScenarioSpec.hpp"
 #include "engine/SimulationResult.hpp"
 #include "program/Program.hpp"
+#include "report/ExchangeWaits.hpp"
 #include "report/StepMetrics.hpp"
 
 namespace clearfog::report {
@@ -27,11 +28,15 @@ struct HtmlReportInputs {
 /// Deterministic: the same inputs give the same bytes.
 std::string html_report(const HtmlReportInputs& in);
 
-/// Compute-stream time of one device by op category, and its idle time, over one iteration.
+/// Compute-stream time of one device by op category, and its idle time, over one iteration. The
+/// time an exchange waits for its peer (report/ExchangeWaits.hpp) is idle, not its category's.
 struct DeviceBreakdown {
   std::vector<double> category_s;  // indexed by program::Category
   double idle_s = 0;
 };
 DeviceBreakdown device_breakdown(const program::Plan& plan, const engine::SimulationResult& result, int rank);
+/// The same, with the waits of devices already asked about.
+DeviceBreakdown device_breakdown(const program::Plan& plan, const engine::SimulationResult& result, int rank,
+                                 ExchangeWaits& waits);
 
 }  // namespace clearfog::report

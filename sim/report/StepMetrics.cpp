@@ -76,7 +76,8 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   ComputeBusy busy(step.plan, result);
   double busiest_pp_wait = 0;  // pipeline receive waits of the device with the most compute
   for (int r = 0; r < device_count; ++r) {
-    double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, last_backward_end = 0, optimizer = 0, busy_before = 0;
+    double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, tied = 0, last_backward_end = 0, optimizer = 0,
+           busy_before = 0;
     double slowed = 0;  // kernel time beyond the ops' own: interference
     double beside_kernels = 0;  // time its sending collectives ran beside its kernels
     const auto& program = step.plan.ranks[r];
@@ -101,12 +102,15 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
       } else if (op.category == program::Category::DataParallelComm) {
         comm += d;
       }
+      if (op.category == program::Category::TiedGradientComm) tied += d;
       if (m.collective_interference_factor != 1 && program.sends_beside_compute(i))
         beside_kernels += d - busy.exposed(r, timing.start_s, timing.end_s);
     }
     // Pipeline waits in the tail (a last stage waiting for the first one before the tied
-    // embeddings are summed) are drain, not data-parallel communication.
+    // embeddings are summed) are drain; the sum of the tied copies and the last layer's tensor- or
+    // expert-parallel collectives are their own communication: none of them is data-parallel.
     std::vector<std::pair<double, double>> drain;  // pipeline ops in the tail, clipped to it
+    std::vector<std::pair<double, double>> not_data_parallel;  // drain, tied sums, layer collectives in the tail
     double drain_after_backward = 0, rank_end = 0, tp_hidden = 0, ep_hidden = 0;
     for (program::OpIndex i = 0; i < n; ++i) {
       const program::OpHead op = program.head(i);
@@ -123,8 +127,14 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
         (expert ? ep_hidden : tp_hidden) += timing.duration_s() - exposed;
         if (timing.end_s <= last_backward_end) busy_before += exposed;
       }
-      if (op.category == program::Category::PipelineComm && result.ops[r][i].end_s > last_backward_end)
-        drain.emplace_back(std::max(result.ops[r][i].start_s, last_backward_end), result.ops[r][i].end_s);
+      if (result.ops[r][i].end_s > last_backward_end) {
+        const std::pair<double, double> in_tail{std::max(result.ops[r][i].start_s, last_backward_end),
+                                                result.ops[r][i].end_s};
+        if (op.category == program::Category::PipelineComm) drain.push_back(in_tail);
+        if (op.category == program::Category::PipelineComm || op.category == program::Category::TiedGradientComm ||
+            (layer_comm && op.stream == program::Stream::Compute))
+          not_data_parallel.push_back(in_tail);
+      }
       if (op.stream != program::Stream::Compute || result.ops[r][i].end_s > last_backward_end) continue;
       if (op.kind == program::OpKind::Compute || op.category == program::Category::TensorParallelComm ||
           op.category == program::Category::ExpertParallelComm)
@@ -149,10 +159,15 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     m.tp_hidden_s = std::max(m.tp_hidden_s, tp_hidden);
     m.ep_hidden_s = std::max(m.ep_hidden_s, ep_hidden);
     m.pp_wait_s = std::max(m.pp_wait_s, pp);
-    if (step.pp > 1) m.bubble_fraction = std::max(m.bubble_fraction, (last_backward_end - busy_before) / m.step_time_s);
-    m.dp_exposed_s =
-        std::max(m.dp_exposed_s, rank_end - last_backward_end - optimizer - drain_after_backward);
+    m.tied_comm_s = std::max(m.tied_comm_s, tied);
     const std::size_t stage = step.stage_of_rank.empty() ? 0 : static_cast<std::size_t>(step.stage_of_rank[r]);
+    const double bubble = (last_backward_end - busy_before) / m.step_time_s;
+    if (step.pp > 1 && bubble > m.bubble_fraction) {
+      m.bubble_fraction = bubble;
+      m.bubble_stage = static_cast<int>(stage);
+    }
+    m.dp_exposed_s = std::max(m.dp_exposed_s,
+                              rank_end - last_backward_end - optimizer - union_length(std::move(not_data_parallel)));
     if (stage < m.stage_busy_s.size()) m.stage_busy_s[stage] = std::max(m.stage_busy_s[stage], compute);
   }
   // With one compute stream, every moment of the step in which the busiest device does not compute

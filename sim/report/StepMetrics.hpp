@@ -39,6 +39,8 @@ struct StepMetrics {
   double collective_interference_factor = 1;  // the platform's slowdown of a collective beside compute
 
   double dp_comm_s = 0;              // gradient reductions (comm stream) + ZeRO-3 gathers (gather stream)
+  double tied_comm_s = 0;            // sums of tied copies' gradients between two pipeline stages (tied
+                                     // embeddings, DualPipe's mirrored chunks), the longest of any device
   // The busiest device's step = its compute busy time + idle_s; idle_s = pipeline_wait_s +
   // exposed_comm_s (docs/output.md, "Vocabulary").
   double idle_s = 0;                 // step time in which the busiest device's compute stream computes nothing
@@ -60,10 +62,13 @@ struct StepMetrics {
   double tp_hidden_s = 0;              // tensor-parallel collectives run behind compute (DualPipe's F&B pairs)
   double ep_hidden_s = 0;              // expert-parallel all-to-alls run behind compute (DualPipe's F&B pairs)
   double pp_wait_s = 0;                // compute stream waiting on stage-to-stage receives (bubble included)
-  double bubble_fraction = 0;          // idle compute stream before its last backward / step (busiest stage)
+  double bubble_fraction = 0;          // idle compute stream before its last backward / step, of the device
+                                       // for which it is largest (the stage that idles most)
+  int bubble_stage = 0;                // that device's pipeline stage
   double ideal_bubble_fraction = 0;    // closed form of the schedule
-  double dp_exposed_s = 0;             // a rank's time from its last backward to its end, not spent in the optimizer
-                                       // or waiting for another pipeline stage
+  double dp_exposed_s = 0;             // a rank's time from its last backward to its end, not spent in the optimizer,
+                                       // waiting for another pipeline stage, summing tied copies or in the last
+                                       // layer's tensor- or expert-parallel collectives
   std::vector<double> stage_busy_s;    // compute busy time of each pipeline stage (max over its devices)
 
   parallel::MemoryEstimate memory;

@@ -106,7 +106,9 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
     line("TFLOP/s per GPU", fmt::format("{:.1f} (Megatron Eq. 3, counts recomputation); HFU {}",
                                         m.megatron_tflops_per_gpu / 1e12, pct(m.hfu)));
     if (p.pp > 1)
-      line("pipeline bubble", fmt::format("{} of the step (ideal {})", pct(m.bubble_fraction), pct(m.ideal_bubble_fraction)));
+      line("pipeline bubble", fmt::format("{} of the step (ideal {}): stage {}, the one idle longest before its last "
+                                          "backward",
+                                          pct(m.bubble_fraction), pct(m.ideal_bubble_fraction), m.bubble_stage));
     const auto hidden = [&](double x) { return x > 0 ? fmt::format("; {} more ran behind compute", t(x)) : ""; };
     line("tensor-parallel comm", fmt::format("{} (on the critical path{})", t(m.tp_comm_s), hidden(m.tp_hidden_s)));
     if (m.expert_load.moe_layers > 0)
@@ -122,7 +124,6 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
       line("expert-parallel comm", fmt::format("{} (all-to-alls on the critical path, waits for the busiest expert "
                                                "rank included{})",
                                                t(m.ep_comm_s), hidden(m.ep_hidden_s)));
-    line("pipeline receive wait", fmt::format("{} (transfers and bubble)", t(m.pp_wait_s)));
     line("data-parallel exposed", t(m.dp_exposed_s));
     if (m.stage_busy_s.size() > 1) {
       std::string busy;
@@ -173,6 +174,11 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   }
   if (m.buckets > 0)
     line("hidden behind backward", fmt::format("{} ({})", t(m.hidden_comm_s), pct(share(m.hidden_comm_s, m.dp_comm_s))));
+  if (m.tied_comm_s > 0)
+    line("tied gradients", fmt::format("{} (parameters two pipeline stages both hold, tied embeddings or mirrored "
+                                       "chunks: their gradients summed between the two after the data-parallel "
+                                       "reduction)",
+                                       t(m.tied_comm_s)));
   line("exposed", fmt::format("{} ({} of the step: the busiest device waits for communication)", t(m.exposed_comm_s),
                               pct(share(m.exposed_comm_s, m.step_time_s))));
   if (m.collective_interference_factor != 1)
@@ -180,8 +186,10 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                        "(collectives.interference.memory_share)",
                                        t(m.collective_interference_s), m.collective_interference_factor));
   if (m.pipeline_wait_s > 0)
-    line("pipeline waits", fmt::format("{} ({} of the step: the busiest device waits on pipeline receives or for the other stages to finish)",
-                                       t(m.pipeline_wait_s), pct(share(m.pipeline_wait_s, m.step_time_s))));
+    line("pipeline waits", fmt::format("{} ({} of the step: the busiest device, {}, waits on pipeline receives or for "
+                                       "the other stages to finish)",
+                                       t(m.pipeline_wait_s), pct(share(m.pipeline_wait_s, m.step_time_s)),
+                                       m.busiest_device));
 
   const auto& mem = m.memory;
   o += fmt::format("\nMemory per device (estimate): {} of {} — {}\n", bytes(mem.total_B()), bytes(mem.capacity_B),
@@ -275,6 +283,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                    {"dp_exposed_s", m.dp_exposed_s},
                    {"recompute_s", m.recompute_s},
                    {"stage_busy_s", m.stage_busy_s}};
+  // Pipelines only: the sums of tied copies between two stages (absent without pipeline stages).
+  if (s.parallelism.pp > 1) j["parallel"]["tied_comm_s"] = m.tied_comm_s;
   j["simulation"] = {{"ops", m.ops},
                      {"messages", m.messages},
                      {"collectives_fidelity", config::fidelity_name(s.collectives.fidelity)},

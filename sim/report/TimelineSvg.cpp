@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/Units.hpp"
+#include "report/ExchangeWaits.hpp"
 
 namespace clearfog::report {
 namespace {
@@ -61,6 +62,7 @@ std::string category_colour(std::string_view c) {
   if (c == "dp_comm") return "#b279a2";
   if (c == "tp_comm") return "#9d755d";
   if (c == "pp_comm") return "#72b7b2";
+  if (c == "tied_comm") return "#eeca3b";
   if (c == "idle") return "#eeeeee";
   // Any other category: a fixed colour chosen by its name, so output stays deterministic.
   static constexpr std::array<const char*, 6> kOthers = {"#eeca3b", "#ff9da6", "#bab0ac", "#8cd17d", "#79706e", "#d37295"};
@@ -95,6 +97,7 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
   const double height = plot_top + plot_h + kAxisHeight + kLegendHeight + 8;
   const double span = result.makespan_s > 0 ? result.makespan_s : 1;
   auto x_of = [&](double t) { return kLabelWidth + plot_w * t / span; };
+  ExchangeWaits waits(plan, result);
 
   std::string o;
   o += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
@@ -134,19 +137,32 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
       for (const auto i : order) {
         const auto& t = result.ops[r][i];
         const std::string category(program::category_name(ops[i].category));
-        if (std::find(seen_categories.begin(), seen_categories.end(), category) == seen_categories.end())
-          seen_categories.push_back(category);
-        const double x0 = x_of(t.start_s);
-        const double x1 = std::max(x_of(t.end_s), x0 + kMinBar);
-        if (!bars.empty() && bars.back().category == category && x0 - bars.back().x1 < kMergeGap) {
-          bars.back().x1 = std::max(bars.back().x1, x1);
-          bars.back().tooltip.clear();
-          continue;
+        // An exchange waiting for its peer is idle: its overhead and its transfers are drawn, the
+        // wait between them is left to the idle lane.
+        const double wait = waits.wait_s(r, i);
+        std::vector<std::pair<double, double>> drawn = {{t.start_s, t.end_s}};
+        if (wait > 0) {
+          const double posted = t.start_s + ops[i].overhead_s;
+          drawn.clear();
+          for (const auto& part : {std::pair{t.start_s, posted}, std::pair{posted + wait, t.end_s}})
+            if (part.second > part.first) drawn.push_back(part);
         }
-        bars.push_back({x0, x1, category,
-                        fmt::format("{} ({}): {} to {}", ops[i].name, category,
-                                    units::format(t.start_s, units::Dimension::Time),
-                                    units::format(t.end_s, units::Dimension::Time))});
+        for (const auto& [from, to] : drawn) {
+          if (std::find(seen_categories.begin(), seen_categories.end(), category) == seen_categories.end())
+            seen_categories.push_back(category);
+          const double x0 = x_of(from);
+          const double x1 = std::max(x_of(to), x0 + kMinBar);
+          if (!bars.empty() && bars.back().category == category && x0 - bars.back().x1 < kMergeGap) {
+            bars.back().x1 = std::max(bars.back().x1, x1);
+            bars.back().tooltip.clear();
+            continue;
+          }
+          std::string tooltip = fmt::format("{} ({}): {} to {}", ops[i].name, category,
+                                            units::format(t.start_s, units::Dimension::Time),
+                                            units::format(t.end_s, units::Dimension::Time));
+          if (wait > 0) tooltip += fmt::format(", waiting {} for its peer", units::format(wait, units::Dimension::Time));
+          bars.push_back({x0, x1, category, std::move(tooltip)});
+        }
       }
       for (const auto& b : bars) {
         o += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"", b.x0, y,

@@ -141,7 +141,8 @@ struct RingLink {
 double collective_estimate_s(const topology::ClusterTopology& cluster, const std::vector<int>& members, RingLink link,
                              config::CollectiveAlgorithm requested, config::CollectiveOp op, double bytes) {
   const auto choice = driver::choose_collective(cluster, op, members, bytes, requested);
-  if (choice.algorithm != config::CollectiveAlgorithm::Ring && choice.model_time_s > 0) return choice.model_time_s;
+  if (choice.algorithm != config::CollectiveAlgorithm::Ring && choice.nccl_estimate_s.value_or(0) > 0)
+    return *choice.nccl_estimate_s;
   const double p = static_cast<double>(members.size());
   const bool copies = op == config::CollectiveOp::AllGather;
   const double efficiency = copies ? choice.protocol.copy_efficiency : choice.protocol.efficiency;

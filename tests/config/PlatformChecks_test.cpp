@@ -246,3 +246,27 @@ TEST_CASE("config::Loader: the collective algorithm needs what the platform offe
     CHECK(defaults.collectives.fidelity == Fidelity::Step);
   }
 }
+
+TEST_CASE("config::Loader: a platform's name cites its counts by key, resolved after --set", "[config]") {
+  SECTION("{key} is the integer key's value") {
+    const auto file = fixture("good/platform.yaml");
+    const auto named = [&](const std::string& name, const std::vector<std::string>& sets) {
+      std::vector<Override> overrides = {parse_override("name=" + name)};
+      for (const auto& set : sets) overrides.push_back(parse_override(set));
+      return load_platform(file, overrides).name;
+    };
+    // The file has 4 devices in one node (fabric.nodes defaults to 1).
+    CHECK(named("Test box ({node.devices}x chips)", {}) == "Test box (4x chips)");
+    CHECK(named("Test box ({node.devices}x chips)", {"node.devices=2"}) == "Test box (2x chips)");
+    CHECK(named("Test box of {fabric.nodes} node", {}) == "Test box of 1 node");
+    CHECK(named("Test box", {"node.devices=2"}) == "Test box");
+  }
+  SECTION("a reference to no integer key, or an unclosed one, is an error at the name") {
+    const auto file = fixture("bad/name_references.yaml");
+    const auto diags = diagnostics_of([&] { load_platform(file); });
+    REQUIRE(diags.size() == 3);
+    check_diagnostic(diags[0], file, 3, 7, "name", "{node.device} names no integer key of this file");
+    check_diagnostic(diags[1], file, 3, 7, "name", "{node.link.bandwidth} names no integer key of this file");
+    check_diagnostic(diags[2], file, 3, 7, "name", "a { without its }");
+  }
+}

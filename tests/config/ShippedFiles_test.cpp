@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -268,4 +269,25 @@ TEST_CASE("config::Loader: the quickstart scenario loads with its references", "
   CHECK(s.training.bucket_size_B == Approx(25e6));
   CHECK(s.parallelism.dp == s.platform.device_count());
   CHECK(s.micro_batches_per_replica() == 64 / 8 / 2);
+}
+
+TEST_CASE("config::Loader: shipped platform names cite their counts, so a --set renames the platform", "[config]") {
+  // A count written into a name goes stale under --set (a "32 nodes" cluster run on 8 nodes): every
+  // node, device, NIC or switch count in a shipped name is a {key} (platform key `name`).
+  const std::regex written_count(R"((^|[ (])\d+ ?(x |nodes?\b|chips\b|NICs?\b|PCIe switch))");
+  int platforms = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(shipped("platforms"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    const auto name = YAML::LoadFile(entry.path().string())["name"].as<std::string>();
+    INFO(entry.path().filename().string() << ": " << name);
+    CHECK_FALSE(std::regex_search(name, written_count));
+    ++platforms;
+  }
+  CHECK(platforms > 10);
+  // The cluster of the issue: 32 nodes in its file, run on 2.
+  const auto file = shipped("platforms/dgx-h100-cluster.yaml");
+  CHECK(load_platform(file).name.find("(32 nodes,") != std::string::npos);
+  const auto two = load_platform(file, {parse_override("fabric.nodes=2")});
+  CHECK(two.name.find("(2 nodes,") != std::string::npos);
+  CHECK(two.name.find("32") == std::string::npos);
 }

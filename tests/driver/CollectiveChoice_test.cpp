@@ -71,3 +71,33 @@ TEST_CASE("driver::choose_collective: explicit algorithms where they can run, nc
         CollectiveAlgorithm::Direct);
   CHECK_THROWS(driver::choose_collective(h100, CollectiveOp::AllReduce, first(8), 1 << 20, CollectiveAlgorithm::Best));
 }
+
+TEST_CASE("driver::choose_collective: NCCL's estimate is of what runs, none where NCCL has no such algorithm",
+          "[driver]") {
+  const auto cluster = platform("dgx-a100.yaml");
+  const auto members = first(8);
+  const collectives::NcclTuner tuner(driver::nccl_system(cluster, members));
+  const double bytes = 1 << 20;
+  // NCCL's own pick: its estimate of that pick.
+  const auto own = driver::choose_collective(cluster, CollectiveOp::AllReduce, members, bytes, CollectiveAlgorithm::Nccl);
+  REQUIRE(own.nccl_estimate_s.has_value());
+  CHECK(*own.nccl_estimate_s == Approx(tuner.choose(CollectiveOp::AllReduce, bytes).model_time_s));
+  // A protocol forced on NCCL's ring (what `--algo best` tries): NCCL's time for exactly that pair.
+  for (const auto protocol : config::kAllProtocols) {
+    INFO(config::protocol_name(protocol));
+    const auto forced = driver::choose_collective(cluster, CollectiveOp::AllReduce, members, bytes,
+                                                  CollectiveAlgorithm::Ring, protocol);
+    REQUIRE(forced.nccl_estimate_s.has_value());
+    CHECK(*forced.nccl_estimate_s ==
+          Approx(tuner.time_s(CollectiveOp::AllReduce, collectives::NcclAlgorithm::Ring, protocol, bytes)));
+  }
+  // Algorithms NCCL does not have, and its point-to-point operations: no estimate, not 0.
+  for (const auto algorithm : {CollectiveAlgorithm::Direct, CollectiveAlgorithm::HalvingDoubling}) {
+    INFO(config::collective_algorithm_name(algorithm));
+    const auto c = driver::choose_collective(cluster, CollectiveOp::AllReduce, members, bytes, algorithm);
+    CHECK(c.algorithm == algorithm);
+    CHECK_FALSE(c.nccl_estimate_s.has_value());
+  }
+  CHECK_FALSE(driver::choose_collective(cluster, CollectiveOp::SendRecv, first(2), bytes, CollectiveAlgorithm::Nccl)
+                  .nccl_estimate_s.has_value());
+}

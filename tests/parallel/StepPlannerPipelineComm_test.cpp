@@ -102,3 +102,43 @@ TEST_CASE("parallel::plan_step: the last stage's wait for the first is drain, no
   const auto metrics = report::compute_step_metrics(s, step, result);
   CHECK(metrics.dp_exposed_s < 1e-3 * drain);
 }
+
+TEST_CASE("parallel::plan_step: with dp = 1 nothing is data-parallel — the tied embedding's sum is its own category",
+          "[parallel][pipeline]") {
+  // Megatron's embedding-gradient all-reduce sums the word embedding's two copies between the first
+  // and last stage: pipeline traffic between two stages, not a data-parallel reduction (there is no
+  // data-parallel group at dp = 1). Nor is the last layer's tensor-parallel all-reduce, which ends
+  // after the last backward kernel.
+  const int p = 4, m = 4;
+  for (const int t : {1, 2}) {
+    INFO("tp " << t);
+    auto s = scenario(t, p, 1, m);
+    s.platform = test::switch_platform(t * p, 100e9, 1e-6);  // a network the sum takes time on
+    const auto step = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t * p));
+    int sum_ops = 0;
+    for (const auto& program : step.plan.ranks)
+      for (const auto& op : program.ops()) {
+        INFO(op.name);
+        CHECK(op.category != program::Category::DataParallelComm);
+        if (op.name.find("embedding_grad.allreduce") != std::string::npos) {
+          CHECK(op.category == program::Category::TiedGradientComm);
+          ++sum_ops;
+        }
+      }
+    REQUIRE(sum_ops > 0);
+    const auto result = engine::simulate_forked(topology::ClusterTopology::build(s.platform), step.plan);
+    const auto metrics = report::compute_step_metrics(s, step, result);
+    const parallel::DeviceGrid grid(s.parallelism);
+    const int last = grid.rank(0, p - 1, 0);
+    double sum_s = 0;
+    for (program::OpIndex i = 0; i < step.plan.ranks[last].size(); ++i)
+      if (step.plan.ranks[last].category(i) == program::Category::TiedGradientComm)
+        sum_s += result.ops[last][i].duration_s();
+    REQUIRE(sum_s > 0);
+    CHECK(metrics.dp_comm_s == 0);
+    CHECK(metrics.tied_comm_s == Approx(sum_s));
+    // What follows the last backward is the tied sum, pipeline drain and the optimizer: no
+    // data-parallel exposure.
+    CHECK(metrics.dp_exposed_s == Approx(0).margin(1e-12));
+  }
+}

@@ -95,6 +95,22 @@ TEST_CASE("report::CommProfile: a pipeline sends 2m(p-1)/p activations per devic
   }
 }
 
+TEST_CASE("report::CommProfile: without data parallelism there is no dp traffic — the tied embedding is its own axis",
+          "[report][comm]") {
+  // pp 2, dp 1: the word embedding (vocabulary x hidden, bf16) lives on the first stage and its tied
+  // copy on the last; after the backward pass the two gradients are summed by an all-reduce of the
+  // two stages (Megatron's embedding-gradient all-reduce), a ring of two sending 2(2-1)/2 = 1 buffer
+  // per member. Both devices are members.
+  const auto w = test::small_gpt_spec();
+  const double embedding_B = 1.0 * w.vocab_size * w.hidden * 2;
+  const auto v = volumes_of(layout(1, 2, 1, 2));
+  CHECK(v.sent.count("dp") == 0);
+  CHECK(v.sent.count("zero") == 0);
+  REQUIRE(v.sent.count("tied") == 1);
+  CHECK(v.sent.at("tied") == Approx(embedding_B).epsilon(1e-9));
+  CHECK(v.payload.at("tied") == Approx(embedding_B).epsilon(1e-9));
+}
+
 TEST_CASE("report::CommProfile: tensor parallelism adds four all-reduces of b*s*h per layer, SP the same volume",
           "[report][comm]") {
   // Korthikanti et al. (2022), section 4.2.2: each layer all-reduces its activation (b s h, bf16) twice

@@ -74,3 +74,31 @@ TEST_CASE("HtmlReport: breakdown sums to the step, one lane per device and strea
   CHECK(count(page, "http") == count(page, "http://www.w3.org/2000/svg"));
   CHECK(count(page, "src=") == 0);
 }
+
+TEST_CASE("HtmlReport: the page names each pipeline figure: the bubble of the stage idle longest, the busiest "
+          "device's waits", "[report][html][simulation]") {
+  const auto s = pipeline_scenario();
+  const std::string result = engine::run_forked([&] {
+    const auto run = driver::run_scenario(s);
+    const report::HtmlReportInputs in{s, run.metrics, run.step.plan, run.simulation, *run.collectives,
+                                      report::render_summary_text(s, run.metrics), "", ""};
+    return std::to_string(run.metrics.bubble_stage) + " " + std::to_string(run.metrics.busiest_device) + "\n" +
+           report::html_report(in);
+  });
+  std::istringstream in(result);
+  int bubble_stage = -1, busiest = -1;
+  in >> bubble_stage >> busiest;
+  const std::string page(std::istreambuf_iterator<char>(in), {});
+  // 1F1B: the first stage waits (p - 1)(F + B) for its first gradient, the last (p - 1) F for its
+  // first activation: the first stage idles longest before its last backward.
+  CHECK(bubble_stage == 0);
+  // Two figures, each named the same way on its card and in the summary, and nothing else called a
+  // pipeline wait.
+  CHECK(count(page, "pipeline bubble (stage 0)") == 1);
+  CHECK(count(page, "stage 0, the one idle longest before its last backward") == 1);
+  CHECK(count(page, "pipeline waits (device " + std::to_string(busiest) + ")") == 1);
+  CHECK(count(page, "the busiest device, " + std::to_string(busiest) + ", waits on pipeline receives") == 1);
+  CHECK(count(page, "pipeline bubble") == 2);
+  CHECK(count(page, "pipeline waits") == 2);
+  CHECK(count(page, "receive wait") == 0);
+}

@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -57,6 +60,36 @@ std::map<std::string, PointFigures> run_tutorial(const std::string& file) {
     points[key] = run_point(config::load_scenario(spec.base, point.overrides));
   }
   return points;
+}
+
+/// One cell of a tutorial's answer table: "0.569, 43.2 % [42.9 %]" (step time in s, simulated and
+/// closed-form bubble in %).
+struct StatedCell {
+  double step_s = 0, bubble_pct = 0, ideal_pct = 0;
+};
+
+/// The table rows of docs/tutorials/`file` that start with a number: that number, then its cells.
+std::map<int, std::vector<StatedCell>> stated_table(const std::string& file) {
+  std::ifstream in(std::string(CLEARFOG_SOURCE_DIR) + "/docs/tutorials/" + file);
+  REQUIRE(in);
+  const std::regex row(R"(^\| (\d+) \|(.*)$)");
+  const std::regex cell(R"(([0-9.]+), ([0-9.]+) % \[([0-9.]+) %\])");
+  std::map<int, std::vector<StatedCell>> rows;
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (!std::regex_match(line, m, row)) continue;
+    auto& cells = rows[std::stoi(m[1].str())];
+    const std::string rest = m[2].str();
+    for (auto it = std::sregex_iterator(rest.begin(), rest.end(), cell); it != std::sregex_iterator(); ++it)
+      cells.push_back({std::stod((*it)[1].str()), std::stod((*it)[2].str()), std::stod((*it)[3].str())});
+  }
+  return rows;
+}
+
+/// Whether `stated` is `value` written with `decimals` decimals, rounded to nearest.
+bool rounded(double stated, double value, int decimals) {
+  return std::abs(stated - value) <= 0.5 * std::pow(10.0, -decimals) + 1e-9;
 }
 
 }  // namespace
@@ -128,6 +161,32 @@ TEST_CASE("tutorial 2: the bubble shrinks with micro-batches — interleaving an
   REQUIRE(busy.size() == 4);
   CHECK(busy[3] / busy[1] == Approx(1 + head_share).epsilon(0.02));
   CHECK(at("1f1b", 32).bubble - at("1f1b", 32).ideal_bubble > at("1f1b", 4).bubble - at("1f1b", 4).ideal_bubble);
+
+  // The answer table states every point: its step time (3 decimals), bubble and closed form (1
+  // decimal, in %), each rounded to nearest. The closed forms: (p - 1)/(m + p - 1) for GPipe and
+  // 1F1B, (p - 1)/(v m + p - 1) interleaved, ZB-H1's (p - 1)(F + B - 2W) over the step from the
+  // model's pass times.
+  const auto table = stated_table("02-pipeline.md");
+  REQUIRE(table.size() == 4);
+  const int v = 3;
+  for (const auto& [m, cells] : table) {
+    REQUIRE(cells.size() == 4);
+    const std::vector<std::pair<std::string, double>> columns = {
+        {"gpipe", double(p - 1) / (m + p - 1)},
+        {"1f1b", double(p - 1) / (m + p - 1)},
+        {"interleaved", double(p - 1) / (v * m + p - 1)},
+        {"zb-h1", at("zb-h1", m).ideal_bubble}};
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const auto& [schedule, ideal] = columns[c];
+      const auto& f = at(schedule, m);
+      INFO(schedule << " at m = " << m << ": stated " << cells[c].step_s << ", " << cells[c].bubble_pct << " % ["
+                    << cells[c].ideal_pct << " %], simulated " << f.step_s << ", " << 100 * f.bubble << " % ["
+                    << 100 * ideal << " %]");
+      CHECK(rounded(cells[c].step_s, f.step_s, 3));
+      CHECK(rounded(cells[c].bubble_pct, 100 * f.bubble, 1));
+      CHECK(rounded(cells[c].ideal_pct, 100 * ideal, 1));
+    }
+  }
 }
 
 TEST_CASE("tutorial 6: ZeRO divides model states, recomputation divides activations",
