@@ -21,7 +21,7 @@ CLEARFOG_TEST_PACKAGES=(catch2 libbenchmark-dev clang-14 libclang-rt-14-dev chro
                         slurmctld slurmd slurm-client munge)
 
 # The first build of the simulator alone, measured on the 2-core machine (docs/performance.md).
-CLEARFOG_FIRST_BUILD_MINUTES=7
+CLEARFOG_FIRST_BUILD_MINUTES=4
 
 clearfog_install_packages() {
   local missing=()

@@ -4,8 +4,8 @@
 Joins the published rows (tests/data/reference/mpt_fsdp_a100_40gb_holdout.csv) with the results of
 the two sweeps that run them and prints a markdown table (predicted and published tokens/s per GPU,
 error, MFU, the memory estimate) and the error statistics, overall and by sequence length. Usage:
-    clearfog sweep scenarios/sweeps/mpt-fsdp-a100-40gb-holdout-node.yaml --jobs 2 --out NODE_DIR
-    clearfog sweep scenarios/sweeps/mpt-fsdp-a100-40gb-holdout-cluster.yaml --jobs 2 --out CLUSTER_DIR
+    clearfog sweep scenarios/sweeps/mpt-fsdp-a100-40gb-holdout-node.yaml --simulate-oom --jobs 2 --out NODE_DIR
+    clearfog sweep scenarios/sweeps/mpt-fsdp-a100-40gb-holdout-cluster.yaml --simulate-oom --jobs 2 --out CLUSTER_DIR
     scripts/mpt-holdout-table.py NODE_DIR CLUSTER_DIR
 """
 import csv

@@ -27,9 +27,9 @@ using clearfog::program::OpKind;
 namespace clearfog::engine {
 namespace {
 
-// Nominal host speed: an op of d seconds is executed as d * kHostSpeed units of work, so the
+// Nominal host speed: an op of d seconds is executed as d * kLegacyHostSpeed units of work, so the
 // value cancels out; it only has to keep work amounts well above SimGrid's precision.
-constexpr double kHostSpeed = 1e12;
+constexpr double kLegacyHostSpeed = 1e12;
 
 std::string mailbox_name(int src, int dst, std::uint64_t tag) { return fmt::format("{}>{}#{}", src, dst, tag); }
 
@@ -79,7 +79,7 @@ private:
   }
 
   static void run_compute(const Op& op) {
-    if (op.duration_s > 0) sg4::this_actor::execute(op.duration_s * kHostSpeed);
+    if (op.duration_s > 0) sg4::this_actor::execute(op.duration_s * kLegacyHostSpeed);
   }
 
   void run_exchange(const Op& op) const {
@@ -157,7 +157,7 @@ SimulationResult simulate_legacy(const topology::ClusterTopology& topology, cons
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
 
-  const auto platform = topology::build_simgrid_platform(topology, kHostSpeed);
+  const auto platform = topology::build_simgrid_platform(topology, kLegacyHostSpeed);
 
   SimulationResult result;
   result.ops.resize(plan.rank_count());

@@ -15,7 +15,7 @@ namespace sg4 = simgrid::s4u;
 namespace clearfog::engine {
 namespace {
 
-constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+constexpr std::uint32_t kUnset = std::numeric_limits<std::uint32_t>::max();
 
 std::uint64_t pair_key(int a, int b) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
@@ -67,7 +67,7 @@ public:
   [[nodiscard]] std::pair<int, int> pair(std::uint32_t r) const { return pairs_[r]; }
   [[nodiscard]] std::uint32_t route_of(int a, int b) const {
     const auto it = by_pair_.find(pair_key(a, b));
-    return it == by_pair_.end() ? kNone : it->second;
+    return it == by_pair_.end() ? kUnset : it->second;
   }
   [[nodiscard]] program::Slice<std::uint32_t> links(std::uint32_t r) const {
     return {ids_.data() + offsets_[r], offsets_[r + 1] - offsets_[r]};
@@ -103,12 +103,12 @@ std::string describe_route(const RouteTable& routes, std::uint32_t r) {
 /// The map of the links that `image` induces through the routes, or why it is not one to one
 /// between links of the same model.
 std::string link_map(const RouteTable& routes, const std::vector<int>& image, std::vector<std::uint32_t>& psi) {
-  psi.assign(routes.link_count(), kNone);
-  std::vector<std::uint32_t> inverse(routes.link_count(), kNone);
+  psi.assign(routes.link_count(), kUnset);
+  std::vector<std::uint32_t> inverse(routes.link_count(), kUnset);
   for (std::uint32_t r = 0; r < routes.size(); ++r) {
     const auto [a, b] = routes.pair(r);
     const std::uint32_t s = routes.route_of(image[a], image[b]);
-    if (s == kNone) return fmt::format("ranks {} and {} do not exchange, unlike {} and {}", image[a], image[b], a, b);
+    if (s == kUnset) return fmt::format("ranks {} and {} do not exchange, unlike {} and {}", image[a], image[b], a, b);
     const auto from = routes.links(r);
     const auto to = routes.links(s);
     if (from.size() != to.size())
@@ -116,7 +116,7 @@ std::string link_map(const RouteTable& routes, const std::vector<int>& image, st
     for (std::size_t i = 0; i < from.size(); ++i) {
       const std::uint32_t l = from[i];
       const std::uint32_t m = to[i];
-      if ((psi[l] != kNone && psi[l] != m) || (inverse[m] != kNone && inverse[m] != l))
+      if ((psi[l] != kUnset && psi[l] != m) || (inverse[m] != kUnset && inverse[m] != l))
         return fmt::format("link {} would map onto two links (routes {} and {})", routes.link(l)->get_name(),
                            describe_route(routes, r), describe_route(routes, s));
       if (!same_link_model(routes.link(l), routes.link(m)))
@@ -175,7 +175,7 @@ std::string fold_routes(const RouteTable& routes, const std::vector<Generator>& 
                          routes.link(l)->get_name(), class_size[l], out.group_order);
     if (class_size[l] < out.group_order) out.shared_links.emplace_back(routes.link(l), out.group_order / class_size[l]);
   }
-  std::vector<std::uint32_t> seen(routes.link_count(), kNone);
+  std::vector<std::uint32_t> seen(routes.link_count(), kUnset);
   for (std::uint32_t r = 0; r < routes.size(); ++r) {
     for (const std::uint32_t l : routes.links(r)) {
       if (seen[classes.find(l)] == r)

@@ -47,7 +47,7 @@ constexpr double kResidentOperandShare = 0.5;
 // tensor-core tile), and no more slices than would fill this many waves with one tile each.
 constexpr long long kMinSplitDepth = 64;
 constexpr double kMaxSplitWaves = 4;
-constexpr double kFp32Bytes = 4;  // partial products are accumulated and stored in fp32
+constexpr double kAccumulatorBytes = 4;  // partial products are accumulated and stored in fp32
 
 }  // namespace
 
@@ -190,11 +190,11 @@ GemmEstimate BlockedGemmModel::estimate(const GemmShape& shape, const GemmArithm
     part.batch = shape.batch * s;
     part.a_elements = shape.a_footprint() / static_cast<double>(s);
     part.b_elements = shape.b_footprint() / static_cast<double>(s);
-    part.c_elements = shape.c_footprint() * kFp32Bytes / arithmetic.element_bytes;  // fp32 partials
+    part.c_elements = shape.c_footprint() * kAccumulatorBytes / arithmetic.element_bytes;  // fp32 partials
     part.split_k = false;
     GemmEstimate e = fastest_tile(part, arithmetic);
     const double c = shape.c_footprint() * static_cast<double>(shape.batch);
-    e.reduction_s = memory_bound_time(c * (static_cast<double>(s) * kFp32Bytes + arithmetic.element_bytes));
+    e.reduction_s = memory_bound_time(c * (static_cast<double>(s) * kAccumulatorBytes + arithmetic.element_bytes));
     e.time_s += e.reduction_s;
     e.split_k = s;
     if (e.time_s < best.time_s) best = e;

@@ -15,7 +15,7 @@ namespace {
 // Multiples of the tensor-core fragment; 128 is the largest block FlashAttention-2 uses (its
 // accumulators live in registers, which bound the block before shared memory does).
 constexpr std::array<long long, 4> kBlockRows = {128, 64, 32, 16};
-constexpr double kFp32Bytes = 4;  // logsumexp, D = rowsum(dO * O) and the dQ accumulator are fp32
+constexpr double kStatisticBytes = 4;  // logsumexp, D = rowsum(dO * O) and the dQ accumulator are fp32
 
 }  // namespace
 
@@ -31,7 +31,7 @@ double attention_compulsory_bytes(const AttentionShape& shape, double element_by
   const double s = static_cast<double>(shape.seq), d = static_cast<double>(shape.head_dim);
   // Forward: Q, K, V, O. Backward: Q, K, V, O, dO, dQ, dK, dV (O and dO give D = rowsum(dO * O)).
   const double tensors = shape.backward ? 8 : 4;
-  return static_cast<double>(shape.batch_heads) * (tensors * s * d * element_bytes + kFp32Bytes * s);
+  return static_cast<double>(shape.batch_heads) * (tensors * s * d * element_bytes + kStatisticBytes * s);
 }
 
 long long attention_block_rows(const AttentionShape& shape, double element_bytes, double sram_per_unit_B) {
@@ -63,14 +63,14 @@ AttentionTiling plan_attention_tiling(const AttentionShape& shape, double elemen
   if (!shape.backward) {
     // Forward (Algorithm 1): Q_i in, O_i and its logsumexp out; K and V of the head streamed.
     t.tile_flops = 4 * B * padded_s * d;
-    t.resident_bytes = 2 * rows * d * e + kFp32Bytes * rows;
+    t.resident_bytes = 2 * rows * d * e + kStatisticBytes * rows;
     t.streamed_bytes = 2 * s * d * e;
   } else {
     // Backward (Algorithm 2): K_j, V_j in and dK_j, dV_j out; Q, dO, logsumexp and D streamed, dQ
     // accumulated in fp32 (read and written once per key block).
     t.tile_flops = 10 * B * padded_s * d;
     t.resident_bytes = 4 * rows * d * e;
-    t.streamed_bytes = 2 * s * d * e + 2 * kFp32Bytes * s + 2 * kFp32Bytes * s * d;
+    t.streamed_bytes = 2 * s * d * e + 2 * kStatisticBytes * s + 2 * kStatisticBytes * s * d;
   }
   t.compulsory_bytes = attention_compulsory_bytes(shape, element_bytes);
   return t;

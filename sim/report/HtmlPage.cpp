@@ -7,7 +7,7 @@
 namespace clearfog::report {
 namespace {
 
-constexpr const char* kStyle = R"CSS(
+constexpr const char* kPageStyle = R"CSS(
 body { font-family: sans-serif; margin: 24px; color: #222; max-width: 1240px; }
 h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; }
 .cards { display: flex; gap: 12px; flex-wrap: wrap; }
@@ -82,7 +82,7 @@ std::string inline_svg(std::string svg) {
 std::string html_page_head(const std::string& title, std::string_view extra_css) {
   return fmt::format("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>{}</title>\n"
                      "<style>{}{}</style></head>\n<body>\n",
-                     html_escape(title), kStyle, extra_css);
+                     html_escape(title), kPageStyle, extra_css);
 }
 
 std::string html_page_tail(std::string_view script) {

@@ -20,7 +20,7 @@ constexpr double kChartLabel = 120;   // px, labels on the left
 constexpr double kChartRight = 180;   // px, legend on the right
 
 std::string seconds(double s) { return units::format(s, Dimension::Time); }
-std::string bytes(double b) { return units::format(b, Dimension::Bytes); }
+std::string size_text(double b) { return units::format(b, Dimension::Bytes); }
 
 // Script: count the timeline's lanes (a headless test reads them from the DOM) and zoom the timeline
 // horizontally with the wheel (double click resets).
@@ -47,7 +47,7 @@ constexpr const char* kScript = R"JS(
 })();
 )JS";
 
-constexpr const char* kStyle = R"CSS(
+constexpr const char* kReportStyle = R"CSS(
 #timeline-chart svg { cursor: zoom-in; }
 )CSS";
 
@@ -64,7 +64,7 @@ std::string summary_cards(const HtmlReportInputs& in) {
                    fmt::format("{:.1f} % (ideal {:.1f} %)", 100 * m.bubble_fraction, 100 * m.ideal_bubble_fraction));
   if (m.pipeline_wait_s > 0)
     o += html_card(fmt::format("pipeline waits (device {})", m.busiest_device), seconds(m.pipeline_wait_s));
-  o += html_card("memory per device", fmt::format("{} of {}", bytes(m.memory.total_B()), bytes(m.memory.capacity_B)),
+  o += html_card("memory per device", fmt::format("{} of {}", size_text(m.memory.total_B()), size_text(m.memory.capacity_B)),
             !m.memory.fits());
   return o + "</div>\n";
 }
@@ -142,17 +142,17 @@ std::string memory_svg(const parallel::MemoryEstimate& m) {
   for (const auto& [label, value, colour] : parts) {
     const double w = plot_w * value / scale;
     o += fmt::format("<rect x=\"{:.2f}\" y=\"10\" width=\"{:.2f}\" height=\"24\" fill=\"{}\"><title>{}: {}</title></rect>\n",
-                     x, w, colour, label, html_escape(bytes(value)));
+                     x, w, colour, label, html_escape(size_text(value)));
     x += w;
   }
   const double cap_x = kChartLabel + plot_w * m.capacity_B / scale;
   o += fmt::format("<line x1=\"{0:.2f}\" x2=\"{0:.2f}\" y1=\"4\" y2=\"40\" stroke=\"#d62728\" stroke-width=\"2\"/>"
                    "<text x=\"{0:.2f}\" y=\"54\" font-size=\"12\" text-anchor=\"middle\" fill=\"#d62728\">capacity {1}"
                    "</text>\n",
-                   cap_x, html_escape(bytes(m.capacity_B)));
+                   cap_x, html_escape(size_text(m.capacity_B)));
   o += fmt::format("<text x=\"{:.0f}\" y=\"26\" font-size=\"12\" text-anchor=\"end\">per device</text>\n", kChartLabel - 8);
   std::vector<std::pair<std::string, std::string>> entries;
-  for (const auto& [label, value, colour] : parts) entries.emplace_back(label + " " + bytes(value), colour);
+  for (const auto& [label, value, colour] : parts) entries.emplace_back(label + " " + size_text(value), colour);
   return o + legend(kChartWidth - kChartRight + 16, 4, entries) + "</svg>\n";
 }
 
@@ -183,7 +183,7 @@ DeviceBreakdown device_breakdown(const program::Plan& plan, const engine::Simula
 std::string html_report(const HtmlReportInputs& in) {
   const auto& s = in.scenario;
   const int devices = s.platform.device_count();
-  std::string o = html_page_head("clearfog — " + s.name, kStyle);
+  std::string o = html_page_head("clearfog — " + s.name, kReportStyle);
   o += fmt::format("<h1>{}</h1>\n<p class=\"note\">{} on {}, {} devices — one simulated training iteration</p>\n",
                    html_escape(s.name), html_escape(s.workload.name), html_escape(s.platform.name), devices);
   o += summary_cards(in);

@@ -8,6 +8,8 @@
 namespace clearfog::schedule {
 namespace {
 
+using Pass = PipelineStep::Pass;
+
 class OneFOneBSchedule final : public PipelineScheduleType {
 public:
   std::string_view name() const override { return "1f1b"; }
@@ -15,7 +17,6 @@ public:
     return "one forward, one backward (Narayanan et al., PipeDream-Flush, SC 2021); holds p - stage micro-batches";
   }
   std::vector<PipelineStep> order(const PipelineShape& shape, int stage) const override {
-    using Pass = PipelineStep::Pass;
     const int m = shape.micro_batches;
     const int warmup = std::min(shape.stages - stage - 1, m);
     std::vector<PipelineStep> steps;

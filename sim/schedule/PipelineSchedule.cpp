@@ -63,11 +63,11 @@ std::vector<PipelineStep> pipeline_order(const PipelineScheduleType& type, const
 }
 
 int max_in_flight(const PipelineScheduleType& type, const PipelineShape& shape, int stage) {
-  using Pass = PipelineStep::Pass;
+  using P = PipelineStep::Pass;  // not `Pass`: schedule files alias that at namespace scope
   int held = 0, peak = 0;
   for (const auto& step : pipeline_order(type, shape, stage)) {
-    if (step.pass == Pass::Forward) peak = std::max(peak, ++held);
-    if (step.pass == Pass::Backward || step.pass == Pass::BackwardWeight) --held;
+    if (step.pass == P::Forward) peak = std::max(peak, ++held);
+    if (step.pass == P::Backward || step.pass == P::BackwardWeight) --held;
   }
   return peak;
 }

@@ -21,11 +21,6 @@ std::string gb(double bytes) { return fmt::format("{:.1f}", bytes / 1e9); }
 /// 4 significant digits without an exponent: 20600 rather than 2.06e+04.
 std::string figure(double v) { return v >= 1e4 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v); }
 
-std::string duration(double s) {
-  if (s >= 1) return fmt::format("{:.4g} s", s);
-  if (s >= 1e-3) return fmt::format("{:.4g} ms", s * 1e3);
-  return fmt::format("{:.4g} us", s * 1e6);
-}
 
 
 std::string counts(const PlatformResult& r) {
@@ -109,7 +104,7 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
     o += fmt::format("{:<{}} {:>3} {:>3} {:>3} {:>3} {:>3} {:<26} {:>10} {:>13} {:>12} {:>5.1f}% {:>22} {:>7}  {:<32} {}\n",
                      name, kNameWidth, r.devices, par.at("tp").get<int>(), par.at("pp").get<int>(),
                      par.at("dp").get<int>(), s.at("training").at("micro_batch").get<int>(), knobs_cell(s),
-                     duration(s.at("step_time_s").get<double>()), figure(rate / r.devices),
+                     duration_text(s.at("step_time_s").get<double>()), figure(rate / r.devices),
                      r.power_W > 0 ? figure(rate / (r.power_W / 1e3)) : std::string("n/a"),
                      100 * s.at("mfu").get<double>(),
                      fmt::format("{} of {} GB ({:.0f}%)", gb(total), gb(capacity), 100 * (1 - total / capacity)),
@@ -147,7 +142,7 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
       const double step = r.best.at("step_time_s").get<double>();
       if (std::abs(step - r.search_step_s) > kFidelityNoteShare * step)
         notes += fmt::format("* {}: step time {} at step fidelity, {} at fluid fidelity.\n", short_platform_name(r.platform),
-                             duration(step), duration(r.search_step_s));
+                             duration_text(step), duration_text(r.search_step_s));
     }
     if (!r.best.is_null() && r.fidelity != "step")
       notes += fmt::format("* {}: reported at {} fidelity.\n", short_platform_name(r.platform), r.fidelity);
@@ -175,8 +170,8 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
             "* {}: the training state per device ({} GB) exceeds the on-chip SRAM ({} GB). The kernel model prices each "
             "kernel by its own working set and does not charge keeping the rest in off-chip memory ({:.3g} GB/s): "
             "moving the excess even once per step would add at least {} to the {} step.\n",
-            short_platform_name(r.platform), gb(total), gb(r.sram_B), r.dram_Bps / 1e9, duration((total - r.sram_B) / r.dram_Bps),
-            duration(r.best.at("step_time_s").get<double>()));
+            short_platform_name(r.platform), gb(total), gb(r.sram_B), r.dram_Bps / 1e9, duration_text((total - r.sram_B) / r.dram_Bps),
+            duration_text(r.best.at("step_time_s").get<double>()));
     }
     if (!r.fastest_over_headroom.is_null()) {
       const auto& f = r.fastest_over_headroom;

@@ -15,11 +15,6 @@ nlohmann::ordered_json side(const nlohmann::ordered_json& summary, const StepBre
           {"memory_B", summary.at("memory").at("total_B")}};
 }
 
-std::string duration(double s) {
-  if (s >= 1) return fmt::format("{:.4g} s", s);
-  if (s >= 1e-3) return fmt::format("{:.4g} ms", s * 1e3);
-  return fmt::format("{:.4g} us", s * 1e6);
-}
 
 std::string value_text(const nlohmann::ordered_json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -36,6 +31,12 @@ std::string knobs_text(const nlohmann::ordered_json& k) {
 }
 
 }  // namespace
+
+std::string duration_text(double s) {
+  if (s >= 1) return fmt::format("{:.4g} s", s);
+  if (s >= 1e-3) return fmt::format("{:.4g} ms", s * 1e3);
+  return fmt::format("{:.4g} us", s * 1e6);
+}
 
 nlohmann::ordered_json why_best_json(const PlatformResult& r) {
   if (r.best.is_null()) return nullptr;
@@ -77,10 +78,10 @@ std::string why_best_text(const PlatformResult& r) {
       "pipeline bubble {} vs {}, memory {} vs {}",
       knobs_text(w.at("knobs")),
       differs.empty() ? std::string("nothing (same knobs)") : fmt::format("{}", fmt::join(differs, ", ")),
-      duration(w.at("step_time_s").get<double>()), duration(u.at("step_time_s").get<double>()),
-      100 * j.at("faster_by").get<double>(), duration(w.at("exposed_comm_s").get<double>()),
-      duration(u.at("exposed_comm_s").get<double>()), duration(w.at("bubble_s").get<double>()),
-      duration(u.at("bubble_s").get<double>()), bytes(w.at("memory_B")), bytes(u.at("memory_B")));
+      duration_text(w.at("step_time_s").get<double>()), duration_text(u.at("step_time_s").get<double>()),
+      100 * j.at("faster_by").get<double>(), duration_text(w.at("exposed_comm_s").get<double>()),
+      duration_text(u.at("exposed_comm_s").get<double>()), duration_text(w.at("bubble_s").get<double>()),
+      duration_text(u.at("bubble_s").get<double>()), bytes(w.at("memory_B")), bytes(u.at("memory_B")));
 }
 
 }  // namespace clearfog::sweep

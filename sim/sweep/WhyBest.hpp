@@ -9,6 +9,9 @@
 
 namespace clearfog::sweep {
 
+/// A duration in 4 significant digits and its unit: "1.234 s", "56.78 ms", "9.1 us".
+std::string duration_text(double s);
+
 /// {winner: {knobs, step_time_s, exposed_comm_s, bubble_s, memory_B}, runner_up: {...} or null,
 /// faster_by (share of the runner-up's step), differs_in: [knob names]}; null when there is no best.
 nlohmann::ordered_json why_best_json(const PlatformResult& r);

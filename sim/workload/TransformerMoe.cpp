@@ -14,7 +14,7 @@ using namespace parts;  // NOLINT: the helpers are this file's vocabulary
 
 namespace {
 
-constexpr double kIndexBytes = 8;     // an int64 expert index per token copy (PyTorch topk)
+constexpr double kExpertIndexBytes = 8;     // an int64 expert index per token copy (PyTorch topk)
 constexpr double kProbBytes = 4;      // router logits and probabilities in fp32 (Megatron-Core)
 constexpr double kCombineFlops = 2;   // weight x value, add, per element of a token copy
 
@@ -47,7 +47,7 @@ std::vector<Kernel> TransformerMoe::router_forward() const {
   out.push_back(norm_forward("ln2", d.N(), d.e, w.norm, t));
   out.push_back(Kernel::make_gemm("router", GemmShape{std::llround(T), w.experts, d.h, 1}, t));
   // softmax over E logits and top-k: read the logits, write probabilities, k weights and indices
-  out.push_back(Kernel::make_memory_bound("topk", T * (2 * E * kProbBytes + k * (kProbBytes + kIndexBytes)),
+  out.push_back(Kernel::make_memory_bound("topk", T * (2 * E * kProbBytes + k * (kProbBytes + kExpertIndexBytes)),
                                           kSoftmaxFlops * T * E, t));
   // gather each token k times in expert order
   out.push_back(Kernel::make_memory_bound("permute", T * (1 + k) * H * d.e, 0, t));
@@ -202,7 +202,7 @@ double TransformerMoe::activation_bytes(double expert_tokens, config::Recompute 
   const double T = router_tokens(), k = w.top_k, up = gated(w.mlp) ? 2 : 1;
   const double f = static_cast<double>(w.resolved_expert_ffn_hidden()) / static_cast<double>(d.t);
   // router: its normed input and the probabilities; combine: the k copies' outputs and weights
-  const double router = T * H * ea + T * w.experts * kProbBytes + T * k * (kProbBytes + kIndexBytes);
+  const double router = T * H * ea + T * w.experts * kProbBytes + T * k * (kProbBytes + kExpertIndexBytes);
   const double combine = T * k * H * ea;
   // each expert copy: fc1's input, the activation's input(s), fc2's input (GEMM inputs in fp8 with fp8 training)
   const double eg = saved_gemm_input_bytes(model_);

@@ -13,7 +13,7 @@ namespace clearfog::workload {
 
 namespace {
 
-struct Context {
+struct CnnContext {
   const CnnSpec& spec;
   const CnnNetwork& net;
   const DescribeOptions& options;
@@ -28,7 +28,7 @@ std::string local_name(const std::string& layer, const std::string& block) {
 }
 
 /// What makes two blocks price alike: their layers' kinds, sizes, shapes and wiring, not names.
-std::string signature(const Context& c, const BlockSpan& span) {
+std::string signature(const CnnContext& c, const BlockSpan& span) {
   std::string sig;
   const auto relative = [&](long long producer) {
     return producer < static_cast<long long>(span.begin) ? std::string("in") : std::to_string(producer - static_cast<long long>(span.begin));
@@ -47,7 +47,7 @@ std::string signature(const Context& c, const BlockSpan& span) {
 /// The bytes of the activations each block keeps. A kept tensor counts once, in the block that
 /// makes it if a layer there keeps it, else in the first block that keeps it (the input a block
 /// receives from the one before); a layer's own tensors (indices, statistics, masks) in its block.
-std::vector<double> kept_bytes(const Context& c) {
+std::vector<double> kept_bytes(const CnnContext& c) {
   std::vector<double> bytes(c.net.blocks.size(), 0.0);
   std::map<long long, std::pair<std::size_t, double>> tensors;  // producer -> (block, bytes)
   for (std::size_t i = 0; i < c.passes.size(); ++i) {
@@ -67,14 +67,14 @@ std::vector<double> kept_bytes(const Context& c) {
 }
 
 /// Whether the gradient of `producer`'s output is needed (never the image's).
-bool gradient_needed(const Context& c, long long producer) {
+bool gradient_needed(const CnnContext& c, long long producer) {
   return producer >= 0 && c.output_grad[static_cast<std::size_t>(producer)];
 }
 
 /// Each batch norm that a ReLU (or an add and a ReLU) ends runs cuDNN's fused kernels, where the
 /// chain ends (the shortcut an add reads is computed by then; backward, its gradient is written
 /// before the shortcut's layers need it); the batch norm, the add and the ReLU run none of their own.
-void fuse_batchnorm_relu(Context& c) {
+void fuse_batchnorm_relu(CnnContext& c) {
   for (const BatchNormReluChain& chain : batchnorm_relu_chains(c.spec.layers, c.net)) {
     const std::size_t i = chain.batchnorm;
     const std::string name = local_name(c.spec.layers[i].name, c.net.blocks[c.block_of_layer[i]].name);
@@ -87,7 +87,7 @@ void fuse_batchnorm_relu(Context& c) {
   }
 }
 
-Block make_block(const Context& c, std::size_t index, const std::vector<double>& kept) {
+Block make_block(const CnnContext& c, std::size_t index, const std::vector<double>& kept) {
   const BlockSpan& span = c.net.blocks[index];
   const auto& o = c.options;
   const double e = dtype_bytes(o.precision), b = o.micro_batch;
@@ -141,7 +141,7 @@ ModelDescription CnnType::describe(const config::WorkloadSpec& workload, const D
     const auto& p = net.problems.front();
     throw Error(fmt::format("cnn workload '{}': layer '{}': {}", workload.name, spec.layers[p.layer].name, p.message));
   }
-  Context c{spec, net, o, std::vector<std::size_t>(spec.layers.size(), 0), {}, {}};
+  CnnContext c{spec, net, o, std::vector<std::size_t>(spec.layers.size(), 0), {}, {}};
   for (std::size_t k = 0; k < net.blocks.size(); ++k)
     for (std::size_t i = net.blocks[k].begin; i < net.blocks[k].end; ++i) c.block_of_layer[i] = k;
   c.output_grad = output_gradients(spec.layers, net);

@@ -13,9 +13,9 @@ using kernels::Kernel;
 
 namespace {
 
-constexpr double kIndexBytes = 8;  // PyTorch's max pooling keeps an int64 index per output element
+constexpr double kPoolIndexBytes = 8;  // PyTorch's max pooling keeps an int64 index per output element
 constexpr double kMaskBytes = 1;   // a dropout mask element (bool)
-constexpr double kFp32Bytes = 4;   // batch-norm statistics, the loss's log-probabilities
+constexpr double kStatisticBytes = 4;   // batch-norm statistics, the loss's log-probabilities
 
 // Arithmetic per element of the memory-bound kernels (they never decide the time: bytes do).
 constexpr double kBnStatsFlops = 3;     // Welford update: mean and squared deviation
@@ -141,7 +141,7 @@ void batch_norm(LayerPasses& p, const LayerGraph& g, const Sizes& s, const std::
   if (s.input_grad) p.backward.push_back(memory_bound(name + ".dgrad", 3 * n * e, kBnBackwardFlops * n, dtype));
   // x, and the fp32 mean and inverse standard deviation per channel
   p.saved.push_back({g.input, n * e});
-  p.saved.push_back({kOwnTensor, 2 * static_cast<double>(s.in.c) * kFp32Bytes});
+  p.saved.push_back({kOwnTensor, 2 * static_cast<double>(s.in.c) * kStatisticBytes});
   p.params.push_back(param("bias", static_cast<double>(s.in.c)));
   p.params.push_back(param("weight", static_cast<double>(s.in.c)));
 }
@@ -152,7 +152,7 @@ void pooling(LayerPasses& p, const CnnLayer& l, const LayerGraph& g, const Sizes
   const double window = l.kind == CnnLayerKind::GlobalAvgPool ? static_cast<double>(s.in.h * s.in.w) : static_cast<double>(l.kernel) * l.kernel;
   // Max pooling writes (and its backward reads) an int64 index per output; average pooling
   // recomputes the window.
-  const double index = l.kind == CnnLayerKind::MaxPool ? kIndexBytes : 0.0;
+  const double index = l.kind == CnnLayerKind::MaxPool ? kPoolIndexBytes : 0.0;
   p.forward.push_back(memory_bound(name, x * e + y * (e + index), window * y, dtype));
   if (s.input_grad) p.backward.push_back(memory_bound(name + ".bwd", y * (e + index) + x * e, window * y, dtype));
   // autograd keeps the input of every pooling (for its shape and, for max pooling, its values)
@@ -197,10 +197,10 @@ void elementwise(LayerPasses& p, const CnnLayer& l, long long index, const Sizes
       // softmax cross-entropy in fp32 (autocast): log-softmax reads the logits and writes fp32
       // log-probabilities, the (label-smoothed) negative log-likelihood reads them; backward reads
       // them and writes the logits' gradient.
-      p.forward.push_back(memory_bound(name + ".log_softmax", n * (e + kFp32Bytes), kLossFlops * n, dtype));
-      p.forward.push_back(memory_bound(name + ".nll", n * kFp32Bytes, n, dtype));
-      if (s.input_grad) p.backward.push_back(memory_bound(name + ".bwd", n * (kFp32Bytes + e), 2 * n, dtype));
-      p.saved.push_back({kOwnTensor, n * kFp32Bytes});
+      p.forward.push_back(memory_bound(name + ".log_softmax", n * (e + kStatisticBytes), kLossFlops * n, dtype));
+      p.forward.push_back(memory_bound(name + ".nll", n * kStatisticBytes, n, dtype));
+      if (s.input_grad) p.backward.push_back(memory_bound(name + ".bwd", n * (kStatisticBytes + e), 2 * n, dtype));
+      p.saved.push_back({kOwnTensor, n * kStatisticBytes});
       break;
     default: break;  // flatten: a view
   }
@@ -259,7 +259,7 @@ LayerPasses fused_batchnorm_relu(const LayerGraph& graph, const std::string& nam
     p.backward.push_back(memory_bound(fused + ".dgrad", 2 * n * e + mask, n, dtype));
   // x, the fp32 mean and inverse standard deviation per channel, the bitmask
   p.saved.push_back({graph.input, n * e});
-  p.saved.push_back({kOwnTensor, 2 * static_cast<double>(graph.in.c) * kFp32Bytes + mask});
+  p.saved.push_back({kOwnTensor, 2 * static_cast<double>(graph.in.c) * kStatisticBytes + mask});
   p.params.push_back(param("bias", static_cast<double>(graph.in.c)));
   p.params.push_back(param("weight", static_cast<double>(graph.in.c)));
   return p;

@@ -15,7 +15,7 @@ using kernels::Kernel;
 
 namespace {
 
-constexpr double kFp32Bytes = 4;
+constexpr double kOptimizerStateBytes = 4;  // an fp32 optimizer state element
 constexpr double kRadixDigitBits = 8;  // CUB onesweep radix sort: one 8-bit digit per pass
 
 /// Optimizer state per row (FBGEMM's TBE optimizers): SGD none; row-wise Adagrad one fp32 per row;
@@ -23,9 +23,9 @@ constexpr double kRadixDigitBits = 8;  // CUB onesweep radix sort: one 8-bit dig
 double state_B_per_row(EmbeddingOptimizer o, int dim) {
   switch (o) {
     case EmbeddingOptimizer::Sgd: return 0;
-    case EmbeddingOptimizer::RowwiseAdagrad: return kFp32Bytes;
-    case EmbeddingOptimizer::Adagrad: return kFp32Bytes * dim;
-    case EmbeddingOptimizer::Adam: return 2 * kFp32Bytes * dim;
+    case EmbeddingOptimizer::RowwiseAdagrad: return kOptimizerStateBytes;
+    case EmbeddingOptimizer::Adagrad: return kOptimizerStateBytes * dim;
+    case EmbeddingOptimizer::Adam: return 2 * kOptimizerStateBytes * dim;
   }
   return 0;
 }

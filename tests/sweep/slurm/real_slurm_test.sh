@@ -16,6 +16,7 @@ clearfog=$1 sweep=$2 work=$3 tasks=$4
 [[ $work == /* ]] || work=$PWD/$work
 work=${work%/}
 cluster=$work/cluster
+munge_dir=
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 # WORK_DIR is removed, and every process that uses it is ended: never / or a top-level directory.
@@ -87,6 +88,8 @@ stop_cluster() {
   daemon_pids=() ctld_pid=
   # shellcheck disable=SC2046
   stop_pids $(work_pids)
+  [[ -z ${munge_dir:-} ]] || rm -rf "$munge_dir"
+  munge_dir=
 }
 on_exit() {
   local status=$?
@@ -152,15 +155,16 @@ start_cluster() {  # returns 1 when a daemon does not come up (munged within 10 
   local node=$1 state deadline=$((SECONDS + 10))
   rm -rf "$cluster"
   mkdir -p "$cluster"/{state,spool,log}
-  # munged: its key readable by root only, its socket in a directory that everyone may enter.
-  mkdir -m 755 "$cluster/munge"
-  mungekey --create --keyfile="$cluster/munge/munge.key" 2> "$cluster/log/mungekey.log" || return 1
-  munged --foreground --key-file="$cluster/munge/munge.key" --socket="$cluster/munge/socket" \
-    --pid-file="$cluster/munge/munged.pid" --seed-file="$cluster/munge/munged.seed" \
+  # munged: its key readable by root only, its socket in a directory that everyone may enter, and
+  # so may every directory above it (a clone in a private temp directory is not): under /tmp.
+  munge_dir=$(mktemp -d /tmp/clearfog-munge.XXXXXX) && chmod 755 "$munge_dir" || return 1
+  mungekey --create --keyfile="$munge_dir/munge.key" 2> "$cluster/log/mungekey.log" || return 1
+  munged --foreground --key-file="$munge_dir/munge.key" --socket="$munge_dir/socket" \
+    --pid-file="$munge_dir/munged.pid" --seed-file="$munge_dir/munged.seed" \
     --log-file="$cluster/log/munged.log" < /dev/null > "$cluster/log/munged.out" 2>&1 &
   daemon_pids+=($!)
-  until munge --no-input --socket="$cluster/munge/socket" 2> /dev/null |
-    unmunge --socket="$cluster/munge/socket" > /dev/null 2>&1; do
+  until munge --no-input --socket="$munge_dir/socket" 2> /dev/null |
+    unmunge --socket="$munge_dir/socket" > /dev/null 2>&1; do
     alive "${daemon_pids[-1]}" && ((SECONDS < deadline)) || return 1
     sleep 0.1
   done
@@ -176,7 +180,7 @@ SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$cluster/munge/socket
+AuthInfo=socket=$munge_dir/socket
 StateSaveLocation=$cluster/state
 SlurmdSpoolDir=$cluster/spool
 SlurmctldPidFile=$cluster/slurmctld.pid
