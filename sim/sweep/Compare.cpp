@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <fstream>
@@ -26,7 +25,7 @@
 #include "report/Summary.hpp"
 #include "sweep/CompareChecks.hpp"
 #include "sweep/CompareKnobs.hpp"
-#include "sweep/CompareTable.hpp"
+#include "sweep/CompareProgress.hpp"
 
 namespace clearfog::sweep {
 namespace {
@@ -164,60 +163,9 @@ std::optional<Candidate> admit(PlatformState& p, std::size_t index, Config point
   return Candidate{index, pick->config, pick->scenario};
 }
 
-/// Progress of one pass: a line as it starts, then per platform "done/total" at most every
-/// kProgressEvery and once at its end.
-class PassProgress {
-public:
-  static constexpr auto kProgressEvery = std::chrono::seconds(5);
-
-  PassProgress(const CompareRequest& req, const std::vector<PlatformState>& platforms,
-               const std::vector<Candidate>& candidates, std::string pass)
-      : req_(req), platforms_(platforms), candidates_(candidates), pass_(std::move(pass)),
-        total_(platforms.size()), done_(platforms.size()) {
-    for (const auto& c : candidates) ++total_[c.platform];
-    if (!req_.progress || candidates.empty()) return;
-    req_.progress(fmt::format("compare: {}: {} configurations to simulate ({})", pass_, candidates.size(), counts(false)));
-  }
-
-  void finished(std::size_t candidate) {
-    ++done_[candidates_[candidate].platform];
-    ++finished_;
-    print(finished_ == candidates_.size());
-  }
-
-  /// A line if the last is kProgressEvery old (or `now`), even while every child is still busy.
-  void print(bool now = false) {
-    const auto t = Clock::now();
-    if (!req_.progress || (!now && t - printed_ < kProgressEvery)) return;
-    printed_ = t;
-    req_.progress(fmt::format("compare: {}: {} ({:.0f} s)", pass_, counts(true),
-                              std::chrono::duration<double>(t - started_).count()));
-  }
-
-private:
-  using Clock = std::chrono::steady_clock;
-  const CompareRequest& req_;
-  const std::vector<PlatformState>& platforms_;
-  const std::vector<Candidate>& candidates_;
-  std::string pass_;
-  std::vector<std::size_t> total_, done_;
-  std::size_t finished_ = 0;
-  Clock::time_point started_ = Clock::now(), printed_ = Clock::now();
-
-  /// "DGX A100 12/46, IPU-POD16 3/20" (done and total per platform), or the totals alone.
-  [[nodiscard]] std::string counts(bool done) const {
-    std::vector<std::string> parts;
-    for (std::size_t i = 0; i < total_.size(); ++i)
-      if (total_[i] > 0)
-        parts.push_back(done ? fmt::format("{} {}/{}", short_platform_name(platforms_[i].result.platform), done_[i], total_[i])
-                             : fmt::format("{} {}", short_platform_name(platforms_[i].result.platform), total_[i]));
-    return fmt::format("{}", fmt::join(parts, ", "));
-  }
-};
-
 /// Simulates every candidate in child processes; the child returns the summary and the breakdown.
 std::vector<engine::ForkedOutcome> simulate_all(const std::vector<Candidate>& candidates, const CompareRequest& req,
-                                                PassProgress& progress) {
+                                                CompareProgress& progress) {
   std::vector<std::function<std::string()>> bodies;
   driver::RunOptions options;
   options.max_memory_bytes = req.max_memory_B;
@@ -253,9 +201,19 @@ void record(std::vector<PlatformState>& platforms, const std::vector<Candidate>&
   }
 }
 
+/// The progress lines of a pass over `candidates`.
+CompareProgress pass_progress(const CompareRequest& req, const std::vector<PlatformState>& platforms,
+                              const std::vector<Candidate>& candidates, std::string pass) {
+  std::vector<std::string> names;
+  for (const auto& p : platforms) names.push_back(p.result.platform);
+  std::vector<std::size_t> platform_of;
+  for (const auto& c : candidates) platform_of.push_back(c.platform);
+  return CompareProgress(req.progress, std::move(names), std::move(platform_of), std::move(pass));
+}
+
 void simulate(std::vector<PlatformState>& platforms, const std::vector<Candidate>& candidates,
               const CompareRequest& req, const std::string& pass) {
-  PassProgress progress(req, platforms, candidates, pass);
+  auto progress = pass_progress(req, platforms, candidates, pass);
   record(platforms, candidates, simulate_all(candidates, req, progress));
 }
 
@@ -334,7 +292,7 @@ void report_best(std::vector<PlatformState>& platforms, const CompareRequest& re
     }
   }
   if (finals.empty()) return;
-  PassProgress progress(req, platforms, finals, "confirmation (the fastest re-simulated at step fidelity)");
+  auto progress = pass_progress(req, platforms, finals, "confirmation (the fastest re-simulated at step fidelity)");
   const auto outcomes = simulate_all(finals, req, progress);
   // Per platform, the step-fidelity results, fastest first.
   std::map<std::size_t, std::vector<std::pair<double, std::size_t>>> confirmed;
