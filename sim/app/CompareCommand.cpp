@@ -123,7 +123,9 @@ Command add_compare_command(CLI::App& app) {
             else
               std::cout << sweep::render_comparison(req, results);
             if (const int signal = interrupt_signal(); signal != 0) {
-              std::cerr << "compare: " << results.front().stopped << "; the results above are partial\n";
+              const std::string why = results.front().stopped;  // empty: the signal came after the search
+              std::cerr << "compare: " << (why.empty() ? std::string("interrupted") : why)
+                        << "; the results above are partial\n";
               return 128 + signal;
             }
             return kExitOk;

@@ -60,6 +60,27 @@ std::string stopped_text(const std::vector<PlatformResult>& results) {
   return results.empty() ? std::string() : results.front().stopped;
 }
 
+/// What the table's columns mean, under it.
+std::string legend_text(const CompareRequest& req, const std::vector<PlatformResult>& results) {
+  std::string o;
+  o += req.confirm_at_step && stopped_text(results).empty() ? "\nstep time: the fastest configurations of the fluid-fidelity search re-simulated at step "
+                              "fidelity; the fastest of those is shown.\n"
+                            : fmt::format("\nstep time: at the search's fluid fidelity ({}).\n",
+                                          req.confirm_at_step ? "interrupted before its confirmation" : "--no-confirm");
+  o += "samples/s/kW: accelerator power.peak x devices (n/a: the accelerator file gives no peak "
+       "power).\nMFU: model FLOPs / (step time x devices x peak of the training precision).\n"
+       "memory/dev: the memory estimate of the busiest device and the device memory; on-chip: whether that\n"
+       "estimate fits in the accelerator's on-chip SRAM (sram.shared).\n"
+       "bound: the two largest parts of the busiest device's step: compute-bound and memory-bandwidth-bound\n"
+       "kernels (as clearfog run --ops classes them), pipeline bubble, interconnect (exposed communication).\n"
+       "knobs: ZeRO stage, recomputation, SP (sequence parallelism), attention kernels, precision.\n"
+       "configs: configurations considered (layout x micro-batch x knobs): simulated / skipped because the\n"
+       "memory estimate exceeds the device / refused by the validator.\n";
+  o += fmt::format("A best configuration leaves {:.0f}% of the device memory free (memory headroom).\n",
+                   100 * req.memory_headroom);
+  return o;
+}
+
 }  // namespace
 
 std::string short_platform_name(const std::string& name) {
@@ -111,21 +132,7 @@ std::string render_comparison(const CompareRequest& req, const std::vector<Platf
                      r.sram_B > 0 ? (total <= r.sram_B ? "yes" : "no") : "-", bound_text(r), counts(r));
   }
 
-  o += req.confirm_at_step && stopped_text(results).empty() ? "\nstep time: the fastest configurations of the fluid-fidelity search re-simulated at step "
-                              "fidelity; the fastest of those is shown.\n"
-                            : fmt::format("\nstep time: at the search's fluid fidelity ({}).\n",
-                                          req.confirm_at_step ? "interrupted before its confirmation" : "--no-confirm");
-  o += "samples/s/kW: accelerator power.peak x devices (n/a: the accelerator file gives no peak "
-       "power).\nMFU: model FLOPs / (step time x devices x peak of the training precision).\n"
-       "memory/dev: the memory estimate of the busiest device and the device memory; on-chip: whether that\n"
-       "estimate fits in the accelerator's on-chip SRAM (sram.shared).\n"
-       "bound: the two largest parts of the busiest device's step: compute-bound and memory-bandwidth-bound\n"
-       "kernels (as clearfog run --ops classes them), pipeline bubble, interconnect (exposed communication).\n"
-       "knobs: ZeRO stage, recomputation, SP (sequence parallelism), attention kernels, precision.\n"
-       "configs: configurations considered (layout x micro-batch x knobs): simulated / skipped because the\n"
-       "memory estimate exceeds the device / refused by the validator.\n";
-  o += fmt::format("A best configuration leaves {:.0f}% of the device memory free (memory headroom).\n",
-                   100 * req.memory_headroom);
+  o += legend_text(req, results);
 
   o += "\nwhy each best (its knobs; against the runner-up, the next fastest at the same fidelity; winner vs "
        "runner-up):\n";
