@@ -11,6 +11,7 @@
 #include "config/Override.hpp"
 #include "core/Errors.hpp"
 #include "core/OutputPaths.hpp"
+#include "driver/RunWatch.hpp"
 #include "sweep/BurstRun.hpp"
 
 namespace clearfog::app {
@@ -41,6 +42,7 @@ Command add_burst_command(CLI::App& app) {
     std::optional<std::string> background;
     std::string format = "text";
     std::string timeline_dir;
+    LimitOptions limits;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("burst",
@@ -59,8 +61,13 @@ Command add_burst_command(CLI::App& app) {
   cmd->add_option("--timeline", o->timeline_dir,
                   "write DIR/dp-N.svg and DIR/burst-N.svg: each budget's simulated iterations as a timeline (with "
                   "the background, if any)");
+  o->limits.add_to(cmd);
   return {cmd, [o] {
             auto options = o->burst;
+            options.replay.max_memory_B = o->limits.checked_max_memory_B();
+            // Progress every 5 s on stderr: the budget and variant being simulated.
+            driver::RunWatch watch(o->limits.timeout_s, 5.0, exit_on_timeout, "burst");
+            options.progress = [&watch](const std::string& what) { watch.phase(what); };
             for (const auto& s : o->sets) options.sets.push_back(config::parse_override(s));
             options.background = o->background;
             options.timelines = !o->timeline_dir.empty();

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "app/Command.hpp"
+#include "driver/RunWatch.hpp"
 #include "sweep/ClusterRun.hpp"
 
 namespace clearfog::app {
@@ -11,6 +12,7 @@ Command add_cluster_command(CLI::App& app) {
   struct Options {
     std::string file;
     std::string format = "text";
+    LimitOptions limits;
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("cluster",
@@ -18,10 +20,16 @@ Command add_cluster_command(CLI::App& app) {
                                  "report each job's slowdown against running alone on the same nodes");
   cmd->add_option("file", o->file, "cluster YAML file (scenarios/cluster/)")->required();
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  o->limits.add_to(cmd);
   return {cmd, [o] {
+            sweep::ClusterRunOptions options;
+            options.replay.max_memory_B = o->limits.checked_max_memory_B();
             const auto spec = sweep::load_cluster_file(o->file);
             sweep::check_cluster(spec);
-            const auto result = sweep::run_cluster(spec);
+            // Progress every 5 s on stderr: the job being planned, the simulation running.
+            driver::RunWatch watch(o->limits.timeout_s, 5.0, exit_on_timeout, "cluster");
+            options.progress = [&watch](const std::string& what) { watch.phase(what); };
+            const auto result = sweep::run_cluster(spec, options);
             if (o->format == "json")
               std::cout << sweep::cluster_json(result).dump(2) << '\n';
             else

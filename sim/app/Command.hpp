@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/Errors.hpp"
+
 namespace clearfog::app {
 
 constexpr int kExitOk = 0;
@@ -23,6 +25,19 @@ struct Command {
 void check_timeout_option(double timeout_s);
 /// --max-memory SIZE of run ("8 GB"), B; a ConfigError for a text that is no data size.
 double parse_max_memory_option(const std::string& text);
+/// What a command does once its --timeout has passed: prints the located error, exits with 2 (the
+/// simulation cannot be interrupted; forked simulations die with the process).
+[[noreturn]] void exit_on_timeout(const Diagnostic& d);
+
+/// --timeout and --max-memory of the commands that simulate one thing after another (burst, cluster).
+struct LimitOptions {
+  double timeout_s = 0;
+  std::string max_memory;  // data size; empty: the machine's available memory
+
+  void add_to(CLI::App* cmd);
+  /// Both checked; the memory limit in B (0: none known).
+  [[nodiscard]] double checked_max_memory_B() const;
+};
 
 // One function per command file. Options are bound to state the function keeps alive
 // (captured in `run`).

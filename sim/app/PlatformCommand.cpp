@@ -18,7 +18,7 @@ Command add_platform_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   auto* platform = app.add_subcommand("platform", "inspect a platform file");
   platform->require_subcommand(1);
-  auto* info = platform->add_subcommand("info", "device count, injection and bisection bandwidth, diameter, ring order, sketch");
+  auto* info = platform->add_subcommand("info", "device count, injection and bisection bandwidth, diameter, ring order and channels' rings, sketch");
   info->add_option("platform", o->file, "platform YAML file")->required();
   info->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return {platform, [o] {
@@ -34,7 +34,9 @@ Command add_platform_command(CLI::App& app) {
                                           {"bisection_bandwidth_Bps", result.bisection_bandwidth_Bps},
                                           {"bisection_method", result.bisection_method},
                                           {"diameter_hops", result.diameter_hops},
-                                          {"ring_order", result.ring_order}};
+                                          {"ring_order", result.ring_order},
+                                          {"node_rings", result.node_rings},
+                                          {"node_ring_Bps", result.node_ring_Bps}};
               std::cout << j.dump(2) << '\n';
             } else {
               std::cout << topology::render_platform_info(result, spec);

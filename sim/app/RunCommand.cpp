@@ -112,10 +112,7 @@ Command add_run_command(CLI::App& app) {
             if (!o->comm_dir.empty()) prepare_output_directory(o->comm_dir, "--comm-profile");
             const auto start = std::chrono::steady_clock::now();
             // Progress every 5 s on stderr; past --timeout, the located error and exit 2.
-            driver::RunWatch watch(o->timeout_s, 5.0, [](const Diagnostic& d) {
-              std::cerr << d.str() << std::endl;
-              std::_Exit(kExitBadInput);
-            });
+            driver::RunWatch watch(o->timeout_s, 5.0, exit_on_timeout);
             o->run.watch = &watch;
             const auto run = driver::run_scenario(scenario, o->run);
             const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

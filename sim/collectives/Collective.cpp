@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <span>
 
 #include "collectives/AppendSchedule.hpp"
@@ -30,6 +31,24 @@ std::string implemented_ops(CollectiveAlgorithm algorithm) {
   return list.empty() ? "nothing" : list;
 }
 
+/// Members per block a ring visits before leaving it: ranks_per_node across several nodes, else all.
+int ring_block(const CollectiveRequest& r) {
+  const int p = static_cast<int>(r.ranks.size()), m = r.ranks_per_node;
+  return m > 0 && m < p && p % m == 0 ? m : p;
+}
+
+/// Each cycle of the ring family is an order of one block's positions.
+void check_ring_family(const CollectiveRequest& r) {
+  const int m = ring_block(r);
+  for (const auto& ring : r.rings) {
+    std::vector<int> sorted = ring;
+    std::sort(sorted.begin(), sorted.end());
+    if (static_cast<int>(sorted.size()) != m || sorted.front() != 0 || sorted.back() != m - 1 ||
+        std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      throw Error(fmt::format("a ring of its family is not an order of a block's {} members", m));
+  }
+}
+
 void check(const program::Plan& plan, const CollectiveRequest& r) {
   const int p = static_cast<int>(r.ranks.size());
   if (p == 0) throw Error("has no members");
@@ -48,6 +67,7 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
                             "{}, {}, {}",
                             r.step_overhead_s, r.launch_overhead_s, r.step_latency_s, r.chunk_B));
   if (r.channels < 1) throw Error(fmt::format("channels must be >= 1, got {}", r.channels));
+  check_ring_family(r);
   if (!r.deps.empty() && static_cast<int>(r.deps.size()) != p)
     throw Error(fmt::format("has {} members but dependencies for {}", p, r.deps.size()));
   if ((r.op == CollectiveOp::Broadcast || r.op == CollectiveOp::Reduce) && (r.root < 0 || r.root >= p))
@@ -89,31 +109,40 @@ void check(const program::Plan& plan, const CollectiveRequest& r) {
   }
 }
 
-/// Rings the channels of `r` make distinct: the rotations of the node blocks (one ring when the
-/// members form a single block, whose rotations are all the same cycle).
-int distinct_rings(const CollectiveRequest& r) {
-  const int p = static_cast<int>(r.ranks.size());
-  const int m = r.ranks_per_node > 0 && p % r.ranks_per_node == 0 ? r.ranks_per_node : p;
-  return m < p ? std::min(r.channels, m) : 1;
+/// The cycles through a block that `r`'s rings follow: its ring family, or the members' own order.
+std::vector<std::vector<int>> block_cycles(const CollectiveRequest& r) {
+  if (!r.rings.empty()) return r.rings;
+  std::vector<int> own(static_cast<std::size_t>(ring_block(r)));
+  std::iota(own.begin(), own.end(), 0);
+  return {own};
 }
 
-/// The distinct rings of `r`'s channels side by side, ring c with every node block of
-/// `ranks_per_node` consecutive members rotated by c (NCCL's rings across nodes).
+/// The distinct rings of `r`'s channels side by side, each with an equal share: cycle k of the
+/// block cycles with, across nodes, every block entered c places along it (ring (k, c)), so that
+/// rings leave and enter each node through different devices (NCCL's rings across nodes). Cycles
+/// beyond the channel count are not planned; rotations repeat every block and are all the same
+/// cycle inside one node.
 template <typename MakeRing>
 Schedule ring_channels(const CollectiveRequest& r, MakeRing make_ring) {
-  const int p = static_cast<int>(r.ranks.size());
-  const int rings = distinct_rings(r);
+  const int p = static_cast<int>(r.ranks.size()), m = ring_block(r);
+  auto cycles = block_cycles(r);
+  cycles.resize(std::min<std::size_t>(cycles.size(), static_cast<std::size_t>(r.channels)));
+  const int kinds = static_cast<int>(cycles.size());
+  const int rotations = m < p ? std::clamp(r.channels / kinds, 1, m) : 1;
+  const int rings = kinds * rotations;
   const bool fluid = r.fidelity == config::Fidelity::Fluid;
-  if (rings == 1) return make_ring(p, r.bytes, r.chunk_B, fluid);
-  const int m = r.ranks_per_node;
+  const bool own_order = std::is_sorted(cycles.front().begin(), cycles.front().end());
+  if (rings == 1 && own_order) return make_ring(p, r.bytes, r.chunk_B, fluid);
   Schedule all(p);
-  for (int c = 0; c < rings; ++c) {
-    std::vector<int> order;
-    order.reserve(p);
-    for (int block = 0; block < p / m; ++block)
-      for (int j = 0; j < m; ++j) order.push_back(block * m + (j + c) % m);
-    all.alongside(make_ring(p, r.bytes / rings, r.chunk_B, fluid).in_lane(c, rings).embedded(order, p));
-  }
+  for (int k = 0; k < kinds; ++k)
+    for (int c = 0; c < rotations; ++c) {
+      std::vector<int> order;
+      order.reserve(static_cast<std::size_t>(p));
+      for (int block = 0; block < p / m; ++block)
+        for (int j = 0; j < m; ++j) order.push_back(block * m + cycles[k][(j + c) % m]);
+      const int lane = k * rotations + c;
+      all.alongside(make_ring(p, r.bytes / rings, r.chunk_B, fluid).in_lane(lane, rings).embedded(order, p));
+    }
   return all;
 }
 
@@ -207,6 +236,7 @@ ScheduleShape shape_of(const CollectiveRequest& r) {
           .root = r.root,
           .ranks_per_node = r.ranks_per_node,
           .channels = r.channels,
+          .rings = r.rings,
           .bytes = r.bytes,
           .chunk_B = r.chunk_B,
           .network_share = r.network_share,

@@ -42,6 +42,12 @@ struct CollectiveRequest {
   /// all the same cycle inside one node, so only the distinct rings are planned, each carrying its
   /// channels' share. Other algorithms: recorded only (their chunk_B already reflects them).
   int channels = 1;
+  /// Ring family: the cycles the channels take through each node's block of members (positions
+  /// 0 … m-1 of a block, m = ranks_per_node, or every member on one node), from the direct links
+  /// between them (topology/RingFamily.hpp): a ring and its reverse on a ring of links. Each cycle
+  /// carries an equal share, and across nodes each is rotated as above. Empty: the members' own
+  /// order alone.
+  std::vector<std::vector<int>> rings;
   std::optional<int> switch_endpoint;  // in-switch: the reducing switch's plan rank (ClusterTopology::reduction_switch)
   std::vector<int> switch_endpoints;   // nvls-tree: each node's reducing switch, in the members' node order
   double tree_scale = 1;               // nvls-tree: wire bytes across nodes per wire byte through a switch

@@ -6,6 +6,7 @@
 // Requests with a per-pair byte matrix are not remembered (their matrices differ).
 #include <map>
 #include <tuple>
+#include <vector>
 
 #include "collectives/AppendSchedule.hpp"
 #include "config/CollectiveSpec.hpp"
@@ -21,6 +22,7 @@ struct ScheduleShape {
   int root = 0;
   int ranks_per_node = 0;
   int channels = 1;
+  std::vector<std::vector<int>> rings;
   double bytes = 0;
   double chunk_B = 0;
   double network_share = 1;
@@ -28,8 +30,8 @@ struct ScheduleShape {
   double tree_scale = 1;
 
   [[nodiscard]] auto tied() const {
-    return std::tie(op, algorithm, fidelity, members, root, ranks_per_node, channels, bytes, chunk_B, network_share,
-                    node_scale, tree_scale);
+    return std::tie(op, algorithm, fidelity, members, root, ranks_per_node, channels, rings, bytes, chunk_B,
+                    network_share, node_scale, tree_scale);
   }
   bool operator<(const ScheduleShape& o) const { return tied() < o.tied(); }
 };

@@ -98,6 +98,22 @@ double pipeline_chunk_B(const topology::ClusterTopology& cluster, CollectiveOp o
   }
 }
 
+/// The cycles a ring's channels take through each node's block of `members`: the family of the
+/// first block's devices (topology/RingFamily.hpp). None for other algorithms and operations, or
+/// where blocks sit on different local devices (their links could differ).
+std::vector<std::vector<int>> ring_family_of(const topology::ClusterTopology& cluster, CollectiveOp op,
+                                             const std::vector<int>& members, const CollectivePlanChoice& choice) {
+  const bool reduce_or_gather =
+      op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
+  const int m = ranks_per_node(cluster, members);
+  if (choice.algorithm != CollectiveAlgorithm::Ring || !reduce_or_gather || m < 3) return {};
+  std::vector<int> locals;
+  for (int i = 0; i < m; ++i) locals.push_back(cluster.local_index(members[static_cast<std::size_t>(i)]));
+  for (std::size_t i = 0; i < members.size(); ++i)
+    if (cluster.local_index(members[i]) != locals[i % static_cast<std::size_t>(m)]) return {};
+  return cluster.ring_family(locals).rings;
+}
+
 }  // namespace
 
 double bus_bandwidth_factor(CollectiveOp op, int ranks) {
@@ -163,6 +179,7 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
   r.channels = choice.channels;
   r.root = 0;
   r.ranks_per_node = ranks_per_node(cluster, members);
+  r.rings = ring_family_of(cluster, op, members, choice);
   if (op == CollectiveOp::AllToAll) {
     // A hierarchical all-to-all's forwards and same-node sends cross the node's links, at the
     // node's own protocol figures (a planner may switch an all-to-all to it: DeepEP's dispatch).

@@ -33,8 +33,9 @@ void connect_signals() {
 
 }  // namespace
 
-RunWatch::RunWatch(double timeout_s, double every_s, std::function<void(const Diagnostic&)> on_timeout)
-    : timeout_s_(timeout_s), every_s_(every_s), on_timeout_(std::move(on_timeout)) {
+RunWatch::RunWatch(double timeout_s, double every_s, std::function<void(const Diagnostic&)> on_timeout,
+                   std::string command)
+    : timeout_s_(timeout_s), every_s_(every_s), on_timeout_(std::move(on_timeout)), command_(std::move(command)) {
   connect_signals();
   thread_ = std::thread([this] { loop(); });
 }
@@ -92,7 +93,7 @@ void RunWatch::loop() {
     }
     if (now_s < next_report_s) continue;  // woken early
     while (next_report_s <= now_s) next_report_s += every_s_;
-    std::fprintf(stderr, "clearfog run: %.0f s: %s\n", now_s, progress.c_str());
+    std::fprintf(stderr, "clearfog %s: %.0f s: %s\n", command_.c_str(), now_s, progress.c_str());
     std::fflush(stderr);
   }
 }

@@ -20,8 +20,9 @@ namespace clearfog::driver {
 class RunWatch {
 public:
   /// timeout_s 0: no limit; every_s: seconds between progress lines (the first after every_s);
-  /// on_timeout must not return.
-  RunWatch(double timeout_s, double every_s, std::function<void(const Diagnostic&)> on_timeout);
+  /// on_timeout must not return; `command` names the lines ("clearfog burst: 10 s: …").
+  RunWatch(double timeout_s, double every_s, std::function<void(const Diagnostic&)> on_timeout,
+           std::string command = "run");
   ~RunWatch();
   RunWatch(const RunWatch&) = delete;
   RunWatch& operator=(const RunWatch&) = delete;
@@ -38,6 +39,7 @@ private:
 
   double timeout_s_, every_s_;
   std::function<void(const Diagnostic&)> on_timeout_;
+  std::string command_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;

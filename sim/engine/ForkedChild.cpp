@@ -21,6 +21,7 @@ namespace {
 constexpr char kOk = 'O';
 constexpr char kSimulationError = 'S';
 constexpr char kConfigError = 'C';
+constexpr char kBudgetError = 'B';
 constexpr char kOtherError = 'E';
 
 void write_all(int fd, const std::string& data) {
@@ -55,6 +56,8 @@ ForkedChild fork_child(const std::function<std::string()>& body) {
       out = kSimulationError + std::string(e.what());
     } catch (const ConfigError& e) {
       out = kConfigError + std::string(e.what());
+    } catch (const BudgetError& e) {
+      out = kBudgetError + std::string(e.what());
     } catch (const std::exception& e) {
       out = kOtherError + std::string(e.what());
     }
@@ -77,6 +80,7 @@ ChildOutcome decode_child(int wait_status, const std::string& data) {
     case kOk: return {Kind::Ok, text};
     case kSimulationError: return {Kind::SimulationError, text};
     case kConfigError: return {Kind::ConfigError, text};
+    case kBudgetError: return {Kind::BudgetError, text};
     default: return {Kind::OtherError, text};
   }
 }

@@ -19,7 +19,7 @@ ForkedChild fork_child(const std::function<std::string()>& body);
 
 /// How a reaped child ended, from its wait status and everything read from its pipe.
 struct ChildOutcome {
-  enum class Kind { Ok, SimulationError, ConfigError, OtherError, Died };
+  enum class Kind { Ok, SimulationError, ConfigError, BudgetError, OtherError, Died };
   Kind kind = Kind::Died;
   std::string text;  // the result when Ok, else the message
 };

@@ -35,6 +35,7 @@ std::string run_forked(const std::function<std::string()>& body) {
   switch (outcome.kind) {
     case ChildOutcome::Kind::Ok: return outcome.text;
     case ChildOutcome::Kind::SimulationError: throw SimulationError(outcome.text);
+    case ChildOutcome::Kind::BudgetError: throw BudgetError(outcome.text);  // --max-memory: exit 2
     default: throw Error(outcome.text);  // config diagnostics were already formatted by the child
   }
 }

@@ -7,8 +7,9 @@
 namespace clearfog::engine {
 
 /// Runs `body` in a forked child; the string it returns comes back through a pipe. If the child
-/// throws, its message is rethrown in the parent: a SimulationError as SimulationError, anything
-/// else as clearfog::Error. A child killed by a signal is an Error naming the signal.
+/// throws, its message is rethrown in the parent: a SimulationError as SimulationError,
+/// a BudgetError (over --max-memory) as BudgetError, anything else as clearfog::Error. A child
+/// killed by a signal is an Error naming the signal.
 std::string run_forked(const std::function<std::string()>& body);
 
 }  // namespace clearfog::engine

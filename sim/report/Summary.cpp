@@ -79,22 +79,15 @@ std::string header_text(const config::ScenarioSpec& s, const StepMetrics& m) {
   return o;
 }
 
-}  // namespace
+/// Appends "  label                   value" rows to `o`.
+auto row_writer(std::string& o) {
+  return [&o](std::string_view label, const std::string& value) { o += fmt::format("  {:<24}{}\n", label, value); };
+}
 
-std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics& m) {
+/// The layout and what its axes cost, where there is more than data parallelism.
+std::string parallelism_rows(const config::ScenarioSpec& s, const StepMetrics& m) {
   std::string o;
-  auto line = [&o](std::string_view label, const std::string& value) { o += fmt::format("  {:<24}{}\n", label, value); };
-
-  o += header_text(s, m);
-  o += "\nIteration\n";
-  line("step time", t(m.step_time_s));
-  line("throughput", m.tokens_per_s > 0
-                         ? fmt::format("{:.1f} {}/s, {:.0f} tokens/s", m.samples_per_s, m.sample_unit, m.tokens_per_s)
-                         : fmt::format("{:.1f} {}/s", m.samples_per_s, m.sample_unit));
-  line("MFU", m.flops_known ? fmt::format("{} (model FLOPs {:.4g} PFLOP per step; peak {} per device)", pct(m.mfu),
-                                         m.model_flops / 1e15, units::format(m.peak_flops_per_device, Dimension::FlopRate))
-                            : std::string("unknown (the trace gives no FLOPs: num_ops on every compute node)"));
-
+  const auto line = row_writer(o);
   if (s.parallelism.tp > 1 || s.parallelism.pp > 1 || s.parallelism.zero_stage > 0 ||
       s.training.recompute != config::Recompute::None || (s.parallelism.ep > 1 && s.workload.type == "dlrm")) {
     const auto& p = s.parallelism;
@@ -131,12 +124,13 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
       line("busy per stage", busy);
     }
   }
+  return o;
+}
 
-  if (!m.described) {
-    o += imported_breakdown(m);
-    o += fmt::format("\nSimulated {} ops and {} messages.\n", m.ops, m.messages);
-    return o;
-  }
+/// Compute per device: passes, busy time, interference, stragglers.
+std::string compute_rows(const config::ScenarioSpec& s, const StepMetrics& m) {
+  std::string o;
+  const auto line = row_writer(o);
   // A mixed platform's pass times are priced on its first kind (the simulated "busy per stage" above
   // has every stage on its own kind).
   o += s.platform.mixed ? fmt::format("\nCompute, per device (passes priced on the {}; busy: every stage as simulated)\n",
@@ -155,7 +149,13 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                    "{} difference for it in collectives and pipeline receives",
                                    m.busiest_device, t(m.compute_busy_s), t(m.least_busy_s),
                                    t(m.compute_busy_s - m.least_busy_s)));
+  return o;
+}
 
+/// Communication per device: the data-parallel reduction, what hid, what was exposed, pipeline waits.
+std::string communication_rows(const config::ScenarioSpec& s, const StepMetrics& m) {
+  std::string o;
+  const auto line = row_writer(o);
   o += "\nCommunication, per device\n";
   if (m.buckets == 0) {
     line("gradient all-reduce", "none (dp = 1)");
@@ -190,7 +190,13 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
                                        "the other stages to finish)",
                                        t(m.pipeline_wait_s), pct(share(m.pipeline_wait_s, m.step_time_s)),
                                        m.busiest_device));
+  return o;
+}
 
+/// The memory estimate per device.
+std::string memory_rows(const StepMetrics& m) {
+  std::string o;
+  const auto line = row_writer(o);
   const auto& mem = m.memory;
   o += fmt::format("\nMemory per device (estimate): {} of {} — {}\n", bytes(mem.total_B()), bytes(mem.capacity_B),
                    mem.fits() ? "fits" : "DOES NOT FIT (status: oom; timing still simulated)");
@@ -199,7 +205,32 @@ std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics
   line("optimizer states", bytes(mem.optimizer_B));
   line("activations", bytes(mem.activations_B));
   line("buffers", bytes(mem.buffers_B));
+  return o;
+}
 
+}  // namespace
+
+std::string render_summary_text(const config::ScenarioSpec& s, const StepMetrics& m) {
+  std::string o;
+  const auto line = row_writer(o);
+
+  o += header_text(s, m);
+  o += "\nIteration\n";
+  line("step time", t(m.step_time_s));
+  line("throughput", m.tokens_per_s > 0
+                         ? fmt::format("{:.1f} {}/s, {:.0f} tokens/s", m.samples_per_s, m.sample_unit, m.tokens_per_s)
+                         : fmt::format("{:.1f} {}/s", m.samples_per_s, m.sample_unit));
+  line("MFU", m.flops_known ? fmt::format("{} (model FLOPs {:.4g} PFLOP per step; peak {} per device)", pct(m.mfu),
+                                         m.model_flops / 1e15, units::format(m.peak_flops_per_device, Dimension::FlopRate))
+                            : std::string("unknown (the trace gives no FLOPs: num_ops on every compute node)"));
+
+  o += parallelism_rows(s, m);
+  if (!m.described) {
+    o += imported_breakdown(m);
+    o += fmt::format("\nSimulated {} ops and {} messages.\n", m.ops, m.messages);
+    return o;
+  }
+  o += compute_rows(s, m) + communication_rows(s, m) + memory_rows(m);
   o += fmt::format("\nSimulated {} ops and {} messages.\n", m.ops, m.messages);
   return o;
 }

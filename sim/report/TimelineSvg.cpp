@@ -80,6 +80,99 @@ double nice_tick(double span, int target) {
   return 10 * magnitude;
 }
 
+namespace {
+
+/// Where the plot's x is for a simulated time.
+struct TimeScale {
+  double plot_w = 0, span_s = 1;
+  double operator()(double t) const { return kLabelWidth + plot_w * t / span_s; }
+};
+
+struct Lane {
+  int rank = 0;
+  int stream = 0;
+};
+
+/// The bars of one device's stream, neighbours of one category merged; categories met for the
+/// first time are added to `seen_categories` (the legend's order).
+std::vector<Bar> lane_bars(const program::Plan& plan, const engine::SimulationResult& result, ExchangeWaits& waits,
+                           Lane lane, const TimeScale& x_of, std::vector<std::string>& seen_categories) {
+  const auto [r, s] = lane;
+  const auto& ops = plan.ranks[r].ops();
+  std::vector<program::OpIndex> order;
+  for (program::OpIndex i = 0; i < ops.size(); ++i)
+    if (static_cast<int>(ops[i].stream) == s && result.ops[r][i].duration_s() > 0) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
+    return result.ops[r][a].start_s < result.ops[r][b].start_s;
+  });
+  std::vector<Bar> bars;
+  for (const auto i : order) {
+    const auto& t = result.ops[r][i];
+    const std::string category(program::category_name(ops[i].category));
+    // An exchange waiting for its peer is idle: its overhead and its transfers are drawn, the
+    // wait between them is left to the idle lane.
+    const double wait = waits.wait_s(r, i);
+    std::vector<std::pair<double, double>> drawn = {{t.start_s, t.end_s}};
+    if (wait > 0) {
+      const double posted = t.start_s + ops[i].overhead_s;
+      drawn.clear();
+      for (const auto& part : {std::pair{t.start_s, posted}, std::pair{posted + wait, t.end_s}})
+        if (part.second > part.first) drawn.push_back(part);
+    }
+    for (const auto& [from, to] : drawn) {
+      if (std::find(seen_categories.begin(), seen_categories.end(), category) == seen_categories.end())
+        seen_categories.push_back(category);
+      const double x0 = x_of(from);
+      const double x1 = std::max(x_of(to), x0 + kMinBar);
+      if (!bars.empty() && bars.back().category == category && x0 - bars.back().x1 < kMergeGap) {
+        bars.back().x1 = std::max(bars.back().x1, x1);
+        bars.back().tooltip.clear();
+        continue;
+      }
+      std::string tooltip = fmt::format("{} ({}): {} to {}", ops[i].name, category,
+                                        units::format(t.start_s, units::Dimension::Time),
+                                        units::format(t.end_s, units::Dimension::Time));
+      if (wait > 0) tooltip += fmt::format(", waiting {} for its peer", units::format(wait, units::Dimension::Time));
+      bars.push_back({x0, x1, category, std::move(tooltip)});
+    }
+  }
+  return bars;
+}
+
+/// The time axis under the plot (its top at `axis_y`), then the legend: categories in order of
+/// first appearance, then idle.
+std::string axis_and_legend(const TimeScale& x_of, double axis_y, std::vector<std::string> seen_categories) {
+  std::string o;
+  const double plot_w = x_of.plot_w, span = x_of.span_s;
+  // Time axis.
+  o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"black\"/>\n", kLabelWidth,
+                   axis_y, kLabelWidth + plot_w, axis_y);
+  const double tick = nice_tick(span, 8);
+  for (int k = 0; k * tick <= span * (1 + 1e-9); ++k) {
+    const double x = x_of(k * tick);
+    o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"black\"/>\n", x, axis_y,
+                     x, axis_y + 5);
+    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", x,
+                     axis_y + 18, xml_escape(units::format(k * tick, units::Dimension::Time)));
+  }
+  o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"end\">simulated time</text>\n",
+                   kLabelWidth + plot_w, axis_y + 32);
+
+  // Legend: categories in order of first appearance, then idle.
+  seen_categories.push_back("idle");
+  double lx = kLabelWidth;
+  const double ly = axis_y + kAxisHeight + 14;
+  for (const auto& c : seen_categories) {
+    o += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#999\"/>\n", lx,
+                     ly - 11, category_colour(c));
+    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"12\">{}</text>\n", lx + 19, ly, xml_escape(c));
+    lx += 19 + 8.0 * static_cast<double>(c.size()) + 24;
+  }
+  return o;
+}
+
+}  // namespace
+
 std::string timeline_svg(const program::Plan& plan, const engine::SimulationResult& result, std::string_view title,
                          int device_count, std::string_view covers) {
   const int all_devices = device_count < 0 ? plan.rank_count() : std::min(device_count, plan.rank_count());
@@ -96,7 +189,7 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
   const double plot_h = devices * device_h;
   const double height = plot_top + plot_h + kAxisHeight + kLegendHeight + 8;
   const double span = result.makespan_s > 0 ? result.makespan_s : 1;
-  auto x_of = [&](double t) { return kLabelWidth + plot_w * t / span; };
+  const TimeScale x_of{plot_w, span};
   ExchangeWaits waits(plan, result);
 
   std::string o;
@@ -121,49 +214,12 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
       o += fmt::format("<text x=\"{:.0f}\" y=\"{:.2f}\" font-size=\"{:.0f}\" text-anchor=\"end\" "
                        "dominant-baseline=\"middle\">device {}</text>\n",
                        kLabelWidth - 8, y_dev + row_h, std::clamp(row_h + 1, 8.0, 12.0), r);
-    const auto& ops = plan.ranks[r].ops();
     for (int s = 0; s < streams; ++s) {
       const double y = y_dev + s * row_h;
       // class "lane": one per device and stream, counted by the HTML report's script.
       o += fmt::format("<rect class=\"lane\" x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>\n",
                        kLabelWidth, y, plot_w, row_h - 0.5, category_colour("idle"));
-      std::vector<program::OpIndex> order;
-      for (program::OpIndex i = 0; i < ops.size(); ++i)
-        if (static_cast<int>(ops[i].stream) == s && result.ops[r][i].duration_s() > 0) order.push_back(i);
-      std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) {
-        return result.ops[r][a].start_s < result.ops[r][b].start_s;
-      });
-      std::vector<Bar> bars;
-      for (const auto i : order) {
-        const auto& t = result.ops[r][i];
-        const std::string category(program::category_name(ops[i].category));
-        // An exchange waiting for its peer is idle: its overhead and its transfers are drawn, the
-        // wait between them is left to the idle lane.
-        const double wait = waits.wait_s(r, i);
-        std::vector<std::pair<double, double>> drawn = {{t.start_s, t.end_s}};
-        if (wait > 0) {
-          const double posted = t.start_s + ops[i].overhead_s;
-          drawn.clear();
-          for (const auto& part : {std::pair{t.start_s, posted}, std::pair{posted + wait, t.end_s}})
-            if (part.second > part.first) drawn.push_back(part);
-        }
-        for (const auto& [from, to] : drawn) {
-          if (std::find(seen_categories.begin(), seen_categories.end(), category) == seen_categories.end())
-            seen_categories.push_back(category);
-          const double x0 = x_of(from);
-          const double x1 = std::max(x_of(to), x0 + kMinBar);
-          if (!bars.empty() && bars.back().category == category && x0 - bars.back().x1 < kMergeGap) {
-            bars.back().x1 = std::max(bars.back().x1, x1);
-            bars.back().tooltip.clear();
-            continue;
-          }
-          std::string tooltip = fmt::format("{} ({}): {} to {}", ops[i].name, category,
-                                            units::format(t.start_s, units::Dimension::Time),
-                                            units::format(t.end_s, units::Dimension::Time));
-          if (wait > 0) tooltip += fmt::format(", waiting {} for its peer", units::format(wait, units::Dimension::Time));
-          bars.push_back({x0, x1, category, std::move(tooltip)});
-        }
-      }
+      const auto bars = lane_bars(plan, result, waits, {r, s}, x_of, seen_categories);
       for (const auto& b : bars) {
         o += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"", b.x0, y,
                          b.x1 - b.x0, row_h - 0.5, category_colour(b.category));
@@ -187,31 +243,7 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
                      kLabelWidth - 8, plot_top + row_h * streams + 5, fmt::join(names, streams > 2 ? "/" : " / "));
   }
 
-  // Time axis.
-  const double axis_y = plot_top + plot_h + 2;
-  o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"black\"/>\n", kLabelWidth,
-                   axis_y, kLabelWidth + plot_w, axis_y);
-  const double tick = nice_tick(span, 8);
-  for (int k = 0; k * tick <= span * (1 + 1e-9); ++k) {
-    const double x = x_of(k * tick);
-    o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"black\"/>\n", x, axis_y,
-                     x, axis_y + 5);
-    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", x,
-                     axis_y + 18, xml_escape(units::format(k * tick, units::Dimension::Time)));
-  }
-  o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"end\">simulated time</text>\n",
-                   kLabelWidth + plot_w, axis_y + 32);
-
-  // Legend: categories in order of first appearance, then idle.
-  seen_categories.push_back("idle");
-  double lx = kLabelWidth;
-  const double ly = axis_y + kAxisHeight + 14;
-  for (const auto& c : seen_categories) {
-    o += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"14\" height=\"14\" fill=\"{}\" stroke=\"#999\"/>\n", lx,
-                     ly - 11, category_colour(c));
-    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"12\">{}</text>\n", lx + 19, ly, xml_escape(c));
-    lx += 19 + 8.0 * static_cast<double>(c.size()) + 24;
-  }
+  o += axis_and_legend(x_of, plot_top + plot_h + 2, std::move(seen_categories));
   o += "</svg>\n";
   return o;
 }

@@ -90,14 +90,24 @@ struct Simulated {
   bool background_ran_out = false;
 };
 
-Simulated simulate(const topology::ClusterTopology& topology, const parallel::BurstCosting& costs,
-                   const parallel::BurstPlan& plan, const parallel::BurstSchedule& schedule,
-                   const parallel::GroupCollectives& collectives, const parallel::BackgroundJob* background,
-                   int background_iterations, const std::string& timeline_title) {
+/// What every variant of one device budget is simulated on, and how its progress is told.
+struct Budget {
+  const BurstOptions& options;
+  const topology::ClusterTopology& topology;
+  const parallel::BurstCosting& costs;
+  const parallel::GroupCollectives& collectives;
+  parallel::BurstSchedule schedule;
+  std::string label;  // "16 devices (budget 2 of 4)"
+};
+
+Simulated simulate(const Budget& b, const parallel::BurstPlan& plan, const parallel::BackgroundJob* background,
+                   int background_iterations, const std::string& timeline_title, const std::string& variant) {
+  const auto& [o, topology, costs, collectives, schedule, label] = b;
+  if (o.progress) o.progress(fmt::format("{}: {}", label, variant));
   auto program_plan = parallel::build_burst_plan(costs.problem, plan, schedule, collectives);
   program_plan.interference = costs.interference;
   if (background) parallel::add_background(program_plan, schedule.devices, *background, background_iterations);
-  const auto sim = engine::simulate_forked(topology, program_plan);
+  const auto sim = engine::simulate_forked(topology, program_plan, o.replay);
   double end_s = 0;
   for (int r = 0; r < program_plan.rank_count(); ++r) {
     const auto& program = program_plan.ranks[static_cast<std::size_t>(r)];
@@ -125,10 +135,8 @@ Simulated simulate(const topology::ClusterTopology& topology, const parallel::Bu
 }
 
 /// A variant with the background job, given enough iterations to outlast the foreground.
-BurstVariant with_background(const topology::ClusterTopology& topology, const parallel::BurstCosting& costs,
-                             const parallel::BurstPlan& plan, const parallel::BurstSchedule& schedule,
-                             const parallel::GroupCollectives& collectives, const parallel::BackgroundJob& job,
-                             double alone_span_s, const std::string& timeline_title) {
+BurstVariant with_background(const Budget& b, const parallel::BurstPlan& plan, const parallel::BackgroundJob& job,
+                             double alone_span_s, const std::string& timeline_title, const std::string& variant) {
   // A background iteration of no time would need endless iterations to outlast the foreground.
   if (!(job.iteration_s() > 0))
     throw option_error("--background", fmt::format("its iteration takes {} s: it has no kernels to fill gaps with",
@@ -136,8 +144,8 @@ BurstVariant with_background(const topology::ClusterTopology& topology, const pa
   constexpr double kMaxIterations = 1 << 20;
   double iterations = std::ceil(2 * alone_span_s / job.iteration_s()) + 1;
   for (; iterations <= kMaxIterations; iterations *= 2) {
-    const auto s =
-        simulate(topology, costs, plan, schedule, collectives, &job, static_cast<int>(iterations), timeline_title);
+    const auto s = simulate(b, plan, &job, static_cast<int>(iterations), timeline_title,
+                            fmt::format("{}, {:.0f} background iterations", variant, iterations));
     if (!s.background_ran_out) return s.variant;
   }
   throw option_error("--background-batch",
@@ -159,13 +167,15 @@ parallel::BackgroundJob background_job(const config::ScenarioSpec& scenario, con
   }
 }
 
-BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario, int devices,
+BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario, std::size_t index,
                      const config::WorkloadSpec* background) {
+  const int devices = o.devices[index];
   const auto widths = widths_for(devices, scenario.training.global_batch);
   const auto costs = parallel::burst_costs(scenario, widths, o.amplification_limit);
   const auto topology = topology::ClusterTopology::build(scenario.platform);
   const auto collectives = driver::group_collectives(topology, scenario, nullptr);
-  parallel::BurstSchedule schedule{devices, o.iterations, costs.optimizer_s};
+  const Budget budget{o, topology, costs, collectives, parallel::BurstSchedule{devices, o.iterations, costs.optimizer_s},
+                      fmt::format("{} devices (budget {} of {})", devices, index + 1, o.devices.size())};
   BurstPoint point;
   point.devices = devices;
   // Timelines of the variants reported: with the background where there is one.
@@ -176,7 +186,7 @@ BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario
 
   const auto dp = parallel::plan_uniform(costs.problem, widths.size() - 1);
   point.estimated_dp_s = dp.estimated_s;
-  point.dp = simulate(topology, costs, dp, schedule, collectives, nullptr, 0, title("dp", false)).variant;
+  point.dp = simulate(budget, dp, nullptr, 0, title("dp", false), "data parallelism").variant;
   // The planner proposes, the simulation picks: one plan per amplification limit up to the given
   // one and per all-reduce accounting (DeepPool's additive one, or overlapped with the backward);
   // the fastest simulated is the burst plan.
@@ -190,8 +200,9 @@ BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario
       if (std::find(point.candidates.begin(), point.candidates.end(), candidate.width_index) != point.candidates.end())
         continue;
       point.candidates.push_back(candidate.width_index);
-      const auto simulated =
-          simulate(topology, costs, candidate, schedule, collectives, nullptr, 0, title("burst", false)).variant;
+      const auto simulated = simulate(budget, candidate, nullptr, 0, title("burst", false),
+                                      fmt::format("burst candidate {}", point.candidates.size()))
+                                 .variant;
       if (point.candidates.size() == 1 || simulated.step_s < point.burst.step_s) {
         point.burst = simulated;
         point.estimated_burst_s = candidate.estimated_s;
@@ -204,10 +215,10 @@ BurstPoint run_point(const BurstOptions& o, const config::ScenarioSpec& scenario
   }
   if (background) {
     const auto job = background_job(scenario, *background, o.background_batch);
-    point.dp_background = with_background(topology, costs, dp, schedule, collectives, job,
-                                          point.dp.step_s * o.iterations, title("dp+bg", true));
-    point.burst_background = with_background(topology, costs, burst, schedule, collectives, job,
-                                             point.burst.step_s * o.iterations, title("burst+bg", true));
+    point.dp_background = with_background(budget, dp, job, point.dp.step_s * o.iterations, title("dp+bg", true),
+                                          "data parallelism with the background");
+    point.burst_background = with_background(budget, burst, job, point.burst.step_s * o.iterations,
+                                             title("burst+bg", true), "burst with the background");
   }
   return point;
 }
@@ -246,7 +257,8 @@ BurstResult run_burst(const BurstOptions& o) {
   r.global_batch = base.training.global_batch;
   r.background_batch = o.background_batch;
   r.amplification_limit = o.amplification_limit;
-  for (const int devices : o.devices) r.points.push_back(run_point(o, base, devices, background ? &*background : nullptr));
+  for (std::size_t i = 0; i < o.devices.size(); ++i)
+    r.points.push_back(run_point(o, base, i, background ? &*background : nullptr));
   return r;
 }
 

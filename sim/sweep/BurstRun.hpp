@@ -3,12 +3,14 @@
 // device budget: plain data parallelism over all devices, burst parallelism (per-layer widths from
 // parallel/BurstPlanner.hpp), each alone and with a background job multiplexed on every device;
 // every variant simulated (SimGrid, real messages) and compared on cluster throughput.
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "config/Override.hpp"
+#include "engine/ReplayOptions.hpp"
 
 namespace clearfog::sweep {
 
@@ -22,6 +24,9 @@ struct BurstOptions {
   int iterations = 3;
   /// Keep an SVG timeline of each budget's dp and burst variants (with the background, if any).
   bool timelines = false;
+  engine::ReplayOptions replay;  // every variant's simulation (max_memory_B: --max-memory)
+  /// Told what is about to be simulated ("16 devices (budget 2 of 4): burst candidate 3"); may be empty.
+  std::function<void(const std::string&)> progress;
 };
 
 /// One variant simulated: the foreground's mean iteration and what the background did meanwhile.

@@ -74,8 +74,10 @@ std::vector<double> iteration_times(const program::PlanPart& part, const engine:
   return times;
 }
 
-engine::SimulationResult replay(const topology::ClusterTopology& topology, std::span<const program::PlanPart> parts) {
-  return engine::simulate_forked(topology, program::merge_plans(parts, topology.device_count()));
+engine::SimulationResult replay(const topology::ClusterTopology& topology, std::span<const program::PlanPart> parts,
+                                const ClusterRunOptions& options, const std::string& what) {
+  if (options.progress) options.progress("simulating " + what);
+  return engine::simulate_forked(topology, program::merge_plans(parts, topology.device_count()), options.replay);
 }
 
 std::string nodes_text(const std::vector<int>& nodes) {
@@ -95,19 +97,24 @@ std::string nodes_text(const std::vector<int>& nodes) {
 double ClusterJobResult::mean_s() const { return mean(iteration_s); }
 double ClusterJobResult::alone_mean_s() const { return mean(alone_iteration_s); }
 
-ClusterResult run_cluster(const ClusterSpec& spec) {
+ClusterResult run_cluster(const ClusterSpec& spec, const ClusterRunOptions& options) {
   const config::PlatformSpec platform = load_cluster_platform(spec);
   const auto placements = place_cluster_jobs(spec, platform.fabric.nodes);
+  const std::size_t n = spec.jobs.size();
+  const auto job_text = [&](std::size_t j) { return fmt::format("job {} ({} of {})", spec.jobs[j].name, j + 1, n); };
   std::vector<PlannedJob> jobs;
-  jobs.reserve(spec.jobs.size());
-  for (std::size_t j = 0; j < spec.jobs.size(); ++j) jobs.push_back(plan_job(spec, j, placements[j], platform.node.devices));
+  jobs.reserve(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    if (options.progress) options.progress("planning " + job_text(j));
+    jobs.push_back(plan_job(spec, j, placements[j], platform.node.devices));
+  }
   std::vector<program::PlanPart> parts;
   for (auto& job : jobs) {
     job.part.plan = &job.plan;
     parts.push_back(job.part);
   }
   const auto topology = topology::ClusterTopology::build(platform);
-  const engine::SimulationResult together = replay(topology, parts);
+  const engine::SimulationResult together = replay(topology, parts, options, fmt::format("the {} jobs together", n));
 
   ClusterResult result;
   result.name = spec.name;
@@ -127,7 +134,8 @@ ClusterResult run_cluster(const ClusterSpec& spec) {
     r.start_s = spec.jobs[j].start_s;
     r.samples_per_iteration = jobs[j].scenario.training.global_batch;
     r.iteration_s = iteration_times(parts[j], together);
-    r.alone_iteration_s = iteration_times(parts[j], replay(topology, std::span(&parts[j], 1)));
+    r.alone_iteration_s =
+        iteration_times(parts[j], replay(topology, std::span(&parts[j], 1), options, job_text(j) + " alone"));
     result.jobs.push_back(std::move(r));
   }
   return result;

@@ -3,11 +3,13 @@
 // on the shared machine (program::merge_plans) and replayed together, so that their messages share
 // links under the max-min model; then each job replayed alone on the same nodes, for its slowdown.
 // docs/cluster.md.
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
+#include "engine/ReplayOptions.hpp"
 #include "sweep/ClusterFile.hpp"
 
 namespace clearfog::sweep {
@@ -40,7 +42,14 @@ struct ClusterResult {
 
 /// Runs every simulation in forked children (one joint, one per job alone). Throws ConfigError for
 /// a bad file or scenario, SimulationError if a replay deadlocks.
-ClusterResult run_cluster(const ClusterSpec& spec);
+/// How run_cluster simulates and says what it is doing.
+struct ClusterRunOptions {
+  engine::ReplayOptions replay;  // every simulation (max_memory_B: --max-memory)
+  /// Told what is about to be planned or simulated ("job b alone (2 of 3)"); may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+ClusterResult run_cluster(const ClusterSpec& spec, const ClusterRunOptions& options = {});
 
 std::string render_cluster_text(const ClusterResult& result);
 nlohmann::json cluster_json(const ClusterResult& result);

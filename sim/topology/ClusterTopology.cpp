@@ -3,12 +3,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "core/Errors.hpp"
 #include "topology/FabricShape.hpp"
 #include "topology/RingOrder.hpp"
 
 namespace clearfog::topology {
+
+struct ClusterTopology::FamilyCache {
+  std::mutex mutex;
+  std::map<std::vector<int>, RingFamily> by_members;  // node-based: references stay valid
+};
+
 namespace {
 
 void check_fabric(const config::PlatformSpec& platform) {
@@ -40,6 +48,7 @@ ClusterTopology ClusterTopology::build(const config::PlatformSpec& platform) {
   c.platform_ = platform;
   c.node_ = TopologyGraph::build(platform);
   c.node_ring_ = topology::ring_order(c.node_, platform.node);
+  c.families_ = std::make_shared<FamilyCache>();
   c.node_ring_position_.assign(c.node_ring_.size(), 0);
   for (std::size_t i = 0; i < c.node_ring_.size(); ++i)
     c.node_ring_position_[static_cast<std::size_t>(c.node_ring_[i])] = static_cast<int>(i);
@@ -66,6 +75,23 @@ std::vector<int> ClusterTopology::ring_order() const {
   for (int n = 0; n < node_count(); ++n)
     for (int local : node_ring_) order.push_back(n * devices_per_node() + local);
   return order;
+}
+
+}  // namespace clearfog::topology
+
+namespace clearfog::topology {
+
+const RingFamily& ClusterTopology::ring_family(const std::vector<int>& locals) const {
+  std::lock_guard lock(families_->mutex);
+  auto it = families_->by_members.find(locals);
+  if (it == families_->by_members.end()) {
+    std::vector<std::vector<double>> width(locals.size(), std::vector<double>(locals.size(), 0.0));
+    for (std::size_t a = 0; a < locals.size(); ++a)
+      for (std::size_t b = 0; b < locals.size(); ++b)
+        if (a != b) width[a][b] = node_.direct_bandwidth_Bps(locals[a], locals[b]);
+    it = families_->by_members.emplace(locals, topology::ring_family(width)).first;
+  }
+  return it->second;
 }
 
 }  // namespace clearfog::topology

@@ -2,10 +2,12 @@
 // The whole machine: one node's graph (devices and switches, TopologyGraph) repeated over the
 // nodes of the fabric. Devices are numbered node-major: device = node * devices_per_node + local.
 // This is what planners ask about placement and what the engine turns into SimGrid zones.
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "config/PlatformSpec.hpp"
+#include "topology/RingFamily.hpp"
 #include "topology/TopologyGraph.hpp"
 
 namespace clearfog::topology {
@@ -47,12 +49,19 @@ public:
 
   /// The ring order inside one node (local indices); see topology/RingOrder.hpp.
   [[nodiscard]] const std::vector<int>& node_ring_order() const { return node_ring_; }
+  /// The rings NCCL's channels take through the devices `locals` of one node (local indices, in
+  /// the group's ring order), over their direct links: topology/RingFamily.hpp. Searched once per
+  /// list and remembered (safe from several threads; copies share what was found).
+  [[nodiscard]] const RingFamily& ring_family(const std::vector<int>& locals) const;
 
 private:
+  struct FamilyCache;
+
   config::PlatformSpec platform_;
   TopologyGraph node_{NodeLayout{}};
   std::vector<int> node_ring_;
   std::vector<int> node_ring_position_;  // inverse of node_ring_
+  std::shared_ptr<FamilyCache> families_;
 };
 
 }  // namespace clearfog::topology

@@ -43,6 +43,13 @@ PlatformInfo analyse_platform(const ClusterTopology& cluster) {
   info.nodes = cluster.node_count();
   info.injection_bandwidth_Bps = least_injection_Bps(node);
   info.ring_order = cluster.node_ring_order();
+  const RingFamily& family = cluster.ring_family(info.ring_order);
+  for (const auto& ring : family.rings) {
+    std::vector<int> locals;
+    for (int position : ring) locals.push_back(info.ring_order[static_cast<std::size_t>(position)]);
+    info.node_rings.push_back(std::move(locals));
+  }
+  info.node_ring_Bps = family.ring_Bps;
   info.sketch = sketch_node(node, spec.node);
   const int in_node_diameter = node_diameter_hops(node);
   const Bisection in_node = node_bisection(node, spec.node);
@@ -86,6 +93,12 @@ std::string render_platform_info(const PlatformInfo& info, const config::Platfor
   text += fmt::format("bisection      {} one direction ({})\n", bw(info.bisection_bandwidth_Bps), info.bisection_method);
   text += fmt::format("diameter       {} hop{}\n", info.diameter_hops, info.diameter_hops == 1 ? "" : "s");
   text += fmt::format("ring order     {} (inside a node)\n", fmt::join(info.ring_order, " "));
+  if (!info.node_rings.empty()) {
+    text += fmt::format("ring channels  {} ring{} of {} each over direct links (NCCL's search; reduce and gather "
+                        "rings split their bytes over them)\n",
+                        info.node_rings.size(), info.node_rings.size() == 1 ? "" : "s", bw(info.node_ring_Bps));
+    for (const auto& ring : info.node_rings) text += fmt::format("               {}\n", fmt::join(ring, " "));
+  }
   text += "node sketch\n" + info.sketch;
   return text;
 }

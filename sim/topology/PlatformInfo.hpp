@@ -21,6 +21,10 @@ struct PlatformInfo {
   std::string bisection_method;          // "exact: …", "closed form: …", "upper bound: …"
   int diameter_hops = 0;                 // links on the longest device-to-device route
   std::vector<int> ring_order;           // ring order inside one node (local indices)
+  /// The rings NCCL's channels take through a whole node (RingFamily.hpp), in local indices; empty
+  /// where its devices have no cycle of direct links (every ring crosses a switch).
+  std::vector<std::vector<int>> node_rings;
+  double node_ring_Bps = 0;  // per ring, one direction
   std::string sketch;                    // drawing of one node (NodeSketch)
 };
 

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 
+#include "topology/RingFamily.hpp"
 #include "topology/nodes/NodeBuilders.hpp"
 
 namespace clearfog::topology {
@@ -14,31 +15,6 @@ namespace {
 // next lower one): a guard against pathological custom graphs, far above what 16 devices of the
 // shipped kinds need.
 constexpr long kSearchBudget = 2'000'000;
-
-/// A Hamiltonian cycle from device 0 using only direct links of at least `min_width_Bps`, found
-/// by depth-first search over neighbours in index order (so the answer is deterministic).
-std::vector<int> find_cycle(const std::vector<std::vector<double>>& width, double min_width_Bps) {
-  const int n = static_cast<int>(width.size());
-  std::vector<int> path{0};
-  std::vector<char> used(n, 0);
-  used[0] = 1;
-  long budget = kSearchBudget;
-  std::function<bool()> extend = [&]() -> bool {
-    if (--budget < 0) return false;
-    const int last = path.back();
-    if (static_cast<int>(path.size()) == n) return width[last][0] >= min_width_Bps;
-    for (int next = 1; next < n; ++next) {
-      if (used[next] || width[last][next] < min_width_Bps) continue;
-      used[next] = 1;
-      path.push_back(next);
-      if (extend()) return true;
-      path.pop_back();
-      used[next] = 0;
-    }
-    return false;
-  };
-  return extend() ? path : std::vector<int>{};
-}
 
 }  // namespace
 
@@ -81,7 +57,7 @@ std::vector<int> ring_order(const TopologyGraph& graph, const config::NodeSpec& 
         if (a != b && (width[a][b] = graph.direct_bandwidth_Bps(a, b)) > 0) thresholds.insert(width[a][b]);
     // The widest threshold at which a cycle exists is the best bottleneck.
     for (double threshold : thresholds)
-      if (auto cycle = find_cycle(width, threshold); !cycle.empty()) return cycle;
+      if (auto cycle = hamiltonian_cycle(width, threshold, kSearchBudget); !cycle.empty()) return cycle;
   }
   if (node.topology == config::NodeTopology::Torus) return torus_snake_order(node.torus_dims);
   return index_order;

@@ -61,7 +61,8 @@ public:
   /// bandwidth, among those the fewest hops, ties broken by the lowest vertex index. A path's
   /// intermediate vertices are either all switches or all devices: devices forward traffic only
   /// where no switch is involved (ring, torus, meshes, switchless custom nodes), so on a switch
-  /// node a device is never a hop. Computed once per source on first use and cached (the cache is
+  /// node a device is never a hop; and two devices joined by a link use it (peer-to-peer), not a
+  /// wider path through other devices. Computed once per source on first use and cached (the cache is
   /// shared by copies and safe to fill from several threads). Throws Error if `to` is unreachable.
   [[nodiscard]] const std::vector<Hop>& route(int from, int to) const;
   /// Every route from one device (see route()).

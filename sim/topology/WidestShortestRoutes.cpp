@@ -58,6 +58,16 @@ public:
     return best;
   }
 
+  /// The path of the one link joining the source to `v`, if there is one (devices' neighbours).
+  [[nodiscard]] Candidate direct(Vertex v) const {
+    for (const Neighbour& nb : adjacency_[source_])
+      if (nb.vertex == v) {
+        const Link& link = links_[nb.edge_index];
+        return Candidate{link.bandwidth_Bps, {Hop{nb.edge_index, link.from == source_}}};
+      }
+    return {};
+  }
+
 private:
   [[nodiscard]] bool forwards(Vertex v, Forwarding forwarding) const {
     if (v == source_) return true;
@@ -150,7 +160,10 @@ RoutesFrom widest_shortest_routes(const Graph& graph, const std::vector<Link>& l
       continue;
     }
     const Candidate& s = via_switches[v];
-    const Candidate& r = via_devices[v];
+    // Two linked devices talk over their own link (CUDA peer-to-peer over NVLink), never through a
+    // third device, even where a path of wider links through others exists (a DGX-1's one-brick pairs).
+    const Candidate neighbour = search.direct(v);
+    const Candidate& r = neighbour.width_Bps > 0 ? neighbour : via_devices[v];
     // Wider first, then fewer hops; on a full tie the path through switches (what they are for).
     const bool take_devices =
         r.width_Bps > s.width_Bps || (r.width_Bps == s.width_Bps && r.hops.size() < s.hops.size());

@@ -40,3 +40,42 @@ TEST_CASE("collectives::Ring channels: same volume per rank, node crossings spre
     CHECK(senders_across_nodes.size() == static_cast<std::size_t>(2 * channels));
   }
 }
+
+TEST_CASE("collectives::Ring family: a ring and its reverse each carry half, to both neighbours", "[collectives]") {
+  const int p = 5;
+  const double n = 10e6;
+  for (int channels : {1, 2}) {
+    program::Plan plan;
+    plan.ranks.resize(p);
+    collectives::CollectiveRequest r;
+    r.op = config::CollectiveOp::AllReduce;
+    r.algorithm = config::CollectiveAlgorithm::Ring;
+    r.ranks = {0, 1, 2, 3, 4};
+    r.bytes = n;
+    r.channels = channels;
+    r.rings = {{0, 1, 2, 3, 4}, {0, 4, 3, 2, 1}};
+    collectives::TagAllocator tags;
+    collectives::append_collective(plan, r, tags);
+    REQUIRE_NOTHROW(program::check_plan(plan));
+    for (int rank = 0; rank < p; ++rank) {
+      double forward = 0, backward = 0;
+      for (const auto& op : plan.ranks[rank].ops())
+        for (const auto& t : op.sends) (t.peer == (rank + 1) % p ? forward : backward) += t.bytes;
+      // One channel plans the first ring only; two split the buffer over both directions.
+      const double total = 2.0 * (p - 1) / p * n;
+      CHECK(forward == Approx(channels == 1 ? total : total / 2));
+      CHECK(backward == Approx(channels == 1 ? 0.0 : total / 2).margin(1e-6));
+    }
+  }
+}
+
+TEST_CASE("collectives::Ring family: a ring that is not an order of the block is refused", "[collectives]") {
+  program::Plan plan;
+  plan.ranks.resize(4);
+  collectives::CollectiveRequest r;
+  r.ranks = {0, 1, 2, 3};
+  r.bytes = 1e6;
+  r.rings = {{0, 1, 1, 3}};
+  collectives::TagAllocator tags;
+  CHECK_THROWS_WITH(collectives::append_collective(plan, r, tags), Catch::Contains("not an order of a block's 4 members"));
+}

@@ -66,3 +66,19 @@ TEST_CASE("topology::HybridCubeMesh: rejects a device count other than 8", "[top
     }
   }
 }
+
+TEST_CASE("topology::HybridCubeMesh: linked GPUs talk over their own link, even a one-brick one", "[topology]") {
+  // 0 -> 1 has a path of double bricks (0-3-2-1), but peer-to-peer goes over the direct brick.
+  CHECK(test::route_vertices(kCubeMesh, 0, 1) == std::vector<topology::Vertex>{0, 1});
+  CHECK(kCubeMesh.route_bandwidth_Bps(0, 1) == kBrick);
+}
+
+TEST_CASE("topology::HybridCubeMesh: the channels' rings use all six bricks of every GPU", "[topology]") {
+  const auto cluster = topology::ClusterTopology::build(test::hybrid_cube_mesh_platform(kBrick, kLatency));
+  const auto& order = cluster.node_ring_order();
+  const topology::RingFamily& family = cluster.ring_family(order);
+  // Six bricks per GPU and direction carry at most 6 rings of one brick; NCCL finds that many.
+  CHECK(family.ring_Bps == kBrick);
+  CHECK(family.rings.size() == 6);
+  CHECK(family.rings.front() == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});  // the ring order comes first
+}

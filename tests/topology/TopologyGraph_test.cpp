@@ -32,12 +32,26 @@ TEST_CASE("topology::TopologyGraph: a switch node routes every pair through two 
 }
 
 TEST_CASE("topology::TopologyGraph: a wider path wins over a shorter one", "[topology]") {
-  // dev0 -- dev2 directly at 10 GB/s, or dev0 -- dev1 -- dev2 at 50 GB/s: the two-hop path is wider.
+  // dev0 reaches dev3 through dev1 at 10 GB/s (two hops) or through dev2 and dev4 at 50 GB/s (three).
+  const auto t = topology::TopologyGraph::build(test::custom_platform(
+      5, {},
+      {{"dev0", "dev1", {10e9, 1e-6}},
+       {"dev1", "dev3", {10e9, 1e-6}},
+       {"dev0", "dev2", {50e9, 1e-6}},
+       {"dev2", "dev4", {50e9, 1e-6}},
+       {"dev4", "dev3", {50e9, 1e-6}}}));
+  CHECK(t.route_bandwidth_Bps(0, 3) == 50e9);
+  CHECK(test::route_vertices(t, 0, 3) == std::vector<topology::Vertex>{0, 2, 4, 3});
+}
+
+TEST_CASE("topology::TopologyGraph: linked devices use their link, not a wider path through others", "[topology]") {
+  // dev0 -- dev2 directly at 10 GB/s, or dev0 -- dev1 -- dev2 at 50 GB/s: peer-to-peer over NVLink
+  // is not forwarded by a third GPU, so the direct link carries it.
   const auto t = topology::TopologyGraph::build(test::custom_platform(
       3, {}, {{"dev0", "dev2", {10e9, 1e-6}}, {"dev0", "dev1", {50e9, 1e-6}}, {"dev1", "dev2", {50e9, 1e-6}}}));
-  CHECK(t.route(0, 2).size() == 2);
-  CHECK(t.route_bandwidth_Bps(0, 2) == 50e9);
-  CHECK(test::route_vertices(t, 0, 2) == std::vector<topology::Vertex>{0, 1, 2});
+  CHECK(t.route(0, 2).size() == 1);
+  CHECK(t.route_bandwidth_Bps(0, 2) == 10e9);
+  CHECK(test::route_vertices(t, 0, 2) == std::vector<topology::Vertex>{0, 2});
 }
 
 TEST_CASE("topology::TopologyGraph: among equally wide paths the shortest wins, then the lowest index", "[topology]") {
