@@ -5,36 +5,19 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/PlotFrame.hpp"
 #include "report/SweepPlot.hpp"
 #include "report/TimelineSvg.hpp"
 
 namespace clearfog::report {
 namespace {
 
-constexpr double kLeft = 90;         // px, room for y tick labels
-constexpr double kPlotWidth = 560;   // px
-constexpr double kPlotHeight = 360;  // px
-constexpr double kTop = 50;          // px, title
-constexpr double kBottom = 70;       // px, x tick labels and axis label
-constexpr double kLegendGap = 24;    // px between the plot and the legend
-constexpr double kLegendRow = 20;    // px per legend entry
-constexpr double kLegendFont = 12;   // px
-constexpr double kTitleFont = 16;    // px
-constexpr double kMargin = 10;       // px
-constexpr double kLimitReach = 4;    // an x limit further than this times the largest x is left out
+constexpr PlotBox kScatterBox{.width = 560, .height = 360};
+constexpr double kScatterLegendGap = 24;   // px between the plot and the legend
+constexpr double kScatterLegendFont = 12;  // px
+constexpr double kLimitReach = 4;          // an x limit further than this times the largest x is left out
 constexpr const char* kDotColour = "#4c78a8";
 constexpr const char* kFrontColour = "#f58518";
-
-/// A linear axis from 0 to a round value above `max`.
-struct Scale {
-  double tick = 1;
-  double top = 1;
-  explicit Scale(double max) {
-    const double range = max > 0 ? max : 1;
-    tick = nice_tick(range, 6);
-    top = tick * std::ceil(range * (1 + 1e-9) / tick);
-  }
-};
 
 bool dominates(const ScatterPoint& a, const ScatterPoint& b, bool y_higher_better) {
   const bool y_no_worse = y_higher_better ? a.y >= b.y : a.y <= b.y;
@@ -42,33 +25,24 @@ bool dominates(const ScatterPoint& a, const ScatterPoint& b, bool y_higher_bette
   return a.x <= b.x && y_no_worse && (a.x < b.x || y_better);
 }
 
-std::string axes_svg(const Scale& sx, const Scale& sy, const std::string& x_label, const std::string& y_label) {
-  const auto px = [&](double v) { return kLeft + kPlotWidth * v / sx.top; };
-  const auto py = [&](double v) { return kTop + kPlotHeight * (1 - v / sy.top); };
-  const double bottom = kTop + kPlotHeight;
-  std::string o;
-  for (int k = 0; k * sy.tick <= sy.top * (1 + 1e-9); ++k) {
-    o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{2:.2f}\" x2=\"{1:.2f}\" y2=\"{2:.2f}\" stroke=\"#dddddd\"/>\n", kLeft,
-                     kLeft + kPlotWidth, py(k * sy.tick));
-    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
-                     kLeft - 6, py(k * sy.tick), tick_label(k * sy.tick));
-  }
+/// The y grid, vertical grid lines at the x ticks with their labels, the frame, the axis labels.
+std::string scatter_axes_svg(const LinearAxis& sx, const LinearAxis& sy, const std::string& x_label,
+                             const std::string& y_label) {
+  const PlotBox& b = kScatterBox;
+  const auto px = [&](double v) { return b.left + b.width * sx.fraction(v); };
+  std::string o = y_grid_svg(b, sy);
   for (int k = 0; k * sx.tick <= sx.top * (1 + 1e-9); ++k) {
     o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"#dddddd\"/>\n",
-                     px(k * sx.tick), kTop, bottom);
+                     px(k * sx.tick), b.top, b.base());
     o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
-                     px(k * sx.tick), bottom + 18, tick_label(k * sx.tick));
+                     px(k * sx.tick), b.base() + 18, tick_label(k * sx.tick));
   }
   o += fmt::format("<polyline points=\"{0:.2f},{1:.2f} {0:.2f},{2:.2f} {3:.2f},{2:.2f}\" fill=\"none\" stroke=\"black\"/>\n",
-                   kLeft, kTop, bottom, kLeft + kPlotWidth);
-  o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n",
-                   kLeft + kPlotWidth / 2, bottom + kBottom - 20, xml_escape(x_label));
-  o += fmt::format("<text x=\"18\" y=\"{0:.2f}\" font-size=\"13\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0:.2f})\">{1}</text>\n",
-                   kTop + kPlotHeight / 2, xml_escape(y_label));
-  return o;
+                   b.left, b.top, b.base(), b.right());
+  return o + axis_labels_svg(b, x_label, y_label);
 }
 
-std::vector<std::pair<std::string, std::string>> legend_entries(const std::vector<ScatterPoint>& points) {
+std::vector<std::pair<std::string, std::string>> scatter_legend_entries(const std::vector<ScatterPoint>& points) {
   std::vector<std::pair<std::string, std::string>> entries = {{"configuration", kDotColour},
                                                               {"Pareto front", kFrontColour}};
   if (std::any_of(points.begin(), points.end(), [](const auto& p) { return p.oom; }))
@@ -76,19 +50,19 @@ std::vector<std::pair<std::string, std::string>> legend_entries(const std::vecto
   return entries;
 }
 
-std::string legend_svg(const std::vector<ScatterPoint>& points) {
-  const double x = kLeft + kPlotWidth + kLegendGap;
+std::string scatter_legend_svg(const std::vector<ScatterPoint>& points) {
+  const double x = kScatterBox.right() + kScatterLegendGap;
   std::string o;
-  double y = kTop + 10;
-  for (const auto& [label, colour] : legend_entries(points)) {
+  double y = kScatterBox.top + 10;
+  for (const auto& [label, colour] : scatter_legend_entries(points)) {
     if (colour == std::string(kOomColour))
       o += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"white\" stroke=\"{}\" stroke-width=\"2\"/>\n", x + 6,
                        y, colour);
     else
       o += fmt::format("<circle cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"5\" fill=\"{}\"/>\n", x + 6, y, colour);
     o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"{:.0f}\" dominant-baseline=\"middle\">{}</text>\n", x + 18,
-                     y, kLegendFont, xml_escape(label));
-    y += kLegendRow;
+                     y, kScatterLegendFont, xml_escape(label));
+    y += kPlotLegendRow;
   }
   return o;
 }
@@ -121,27 +95,22 @@ std::string pareto_plot_svg(const std::string& title, const std::string& x_label
   }
   const auto limit = x_limit && x_limit->x <= kLimitReach * x_max ? x_limit : std::nullopt;
   if (limit) x_max = std::max(x_max, limit->x);
-  for (const auto& e : legend_entries(points)) legend_w = std::max(legend_w, text_width_px(e.first, kLegendFont));
-  const Scale sx(x_max), sy(y_max);
-  const double width = std::max(kLeft + kPlotWidth + kLegendGap + 18 + legend_w + kMargin,
-                                kLeft + text_width_px(title, kTitleFont) + kMargin);
-  const double height = kTop + kPlotHeight + kBottom;
-  const auto px = [&](double v) { return kLeft + kPlotWidth * v / sx.top; };
-  const auto py = [&](double v) { return kTop + kPlotHeight * (1 - v / sy.top); };
+  for (const auto& e : scatter_legend_entries(points))
+    legend_w = std::max(legend_w, text_width_px(e.first, kScatterLegendFont));
+  const PlotBox& b = kScatterBox;
+  const LinearAxis sx(x_max), sy(y_max);
+  const double width = std::max(b.right() + kScatterLegendGap + 18 + legend_w + kPlotMargin,
+                                b.left + text_width_px(title, kPlotTitleFont) + kPlotMargin);
+  const double height = b.base() + b.bottom;
+  const auto px = [&](double v) { return b.left + b.width * sx.fraction(v); };
+  const auto py = [&](double v) { return y_px(b, sy, v); };
 
-  std::string o = fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" "
-                              "viewBox=\"0 0 {0:.0f} {1:.0f}\" font-family=\"sans-serif\">\n",
-                              width, height);
-  o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"white\"/>\n", width, height);
-  o += fmt::format("<text x=\"{:.0f}\" y=\"28\" font-size=\"{:.0f}\" font-weight=\"bold\">{}</text>\n", kLeft, kTitleFont,
-                   xml_escape(title));
-  o += axes_svg(sx, sy, x_label, y_label);
+  std::string o = plot_svg_open(width, height, b, title) + scatter_axes_svg(sx, sy, x_label, y_label);
   if (limit)
     o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"{3}\" "
                      "stroke-dasharray=\"6 4\"/>\n<text x=\"{4:.2f}\" y=\"{5:.2f}\" font-size=\"11\" "
                      "text-anchor=\"end\" fill=\"{3}\">{6}</text>\n",
-                     px(limit->x), kTop, kTop + kPlotHeight, kOomColour, px(limit->x) - 4, kTop + kPlotHeight - 6,
-                     xml_escape(limit->label));
+                     px(limit->x), b.top, b.base(), kOomColour, px(limit->x) - 4, b.base() - 6, xml_escape(limit->label));
   const auto front = pareto_front(points, y_higher_better);
   // The front as a staircase: each configuration is as good as the line to its right.
   std::string line;
@@ -168,7 +137,7 @@ std::string pareto_plot_svg(const std::string& title, const std::string& x_label
                        on_front[i] ? " class=\"on-front\"" : "", px(p.x), py(p.y), on_front[i] ? 6 : 4,
                        on_front[i] ? kFrontColour : kDotColour, tip);
   }
-  return o + legend_svg(points) + "</svg>\n";
+  return o + scatter_legend_svg(points) + "</svg>\n";
 }
 
 }  // namespace clearfog::report

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <cmath>
 
+#include "report/PlotFrame.hpp"
 #include "report/TimelineSvg.hpp"
 
 namespace clearfog::report {
@@ -13,18 +14,11 @@ namespace {
 
 constexpr double kMinWidth = 800;    // px
 constexpr double kMinHeight = 500;   // px
-constexpr double kLeft = 90;         // px, room for y tick labels
-constexpr double kPlotWidth = 510;   // px
-constexpr double kPlotHeight = 380;  // px
-constexpr double kTop = 50;          // px, title
-constexpr double kBottom = 70;       // px, x tick labels and axis label
+constexpr PlotBox kLineBox{.width = 510, .height = 380};
 constexpr double kLegendText = 46;   // px from the plot's right edge to a legend entry's text
-constexpr double kLegendRow = 20;    // px per legend entry
-constexpr double kMargin = 10;       // px
 // Widest average glyph of a sans-serif font, as a share of the font size (DejaVu Sans ~0.55-0.6).
 constexpr double kGlyphEm = 0.62;
 constexpr double kLegendFont = 11;   // px
-constexpr double kTitleFont = 16;    // px
 constexpr std::size_t kColourCount = std::size(kPlotColours);
 constexpr const char* kOomLegend = "OOM: memory estimate exceeds the device";
 
@@ -46,15 +40,16 @@ std::vector<std::string> legend_entries(const std::vector<PlotSeries>& series) {
 struct Frame {
   double width = kMinWidth;
   double height = kMinHeight;
-  double tick = 1;
-  double top_value = 1;
+  LinearAxis y{1};
   std::size_t categories = 1;
 
   [[nodiscard]] double px(std::size_t i) const {
-    return kLeft + kPlotWidth * (static_cast<double>(i) + 0.5) / static_cast<double>(categories);
+    return kLineBox.left + kLineBox.width * (static_cast<double>(i) + 0.5) / static_cast<double>(categories);
   }
-  [[nodiscard]] double py(double v) const { return kTop + kPlotHeight * (1 - v / top_value); }
-  [[nodiscard]] double legend_y(std::size_t row) const { return kTop + 10 + kLegendRow * static_cast<double>(row); }
+  [[nodiscard]] double py(double v) const { return y_px(kLineBox, y, v); }
+  [[nodiscard]] double legend_y(std::size_t row) const {
+    return kLineBox.top + 10 + kPlotLegendRow * static_cast<double>(row);
+  }
 };
 
 Frame make_frame(const std::string& title, const std::vector<std::string>& x, const std::vector<PlotSeries>& series) {
@@ -63,44 +58,33 @@ Frame make_frame(const std::string& title, const std::vector<std::string>& x, co
   for (const auto& s : series)
     for (const auto& v : s.y)
       if (v) y_max = std::max(y_max, *v);
-  const double range = y_max > 0 ? y_max : 1;
-  f.tick = nice_tick(range, 6);
-  f.top_value = f.tick * std::ceil(range / f.tick);
+  f.y = LinearAxis(y_max);
   f.categories = std::max<std::size_t>(x.size(), 1);
   const auto entries = legend_entries(series);
   double legend_w = 0;
   for (const auto& e : entries) legend_w = std::max(legend_w, text_width_px(e, kLegendFont));
-  f.width = std::max({kMinWidth, kLeft + kPlotWidth + kLegendText + legend_w + kMargin,
-                      kLeft + text_width_px(title, kTitleFont) + kMargin});
-  f.height = std::max(kMinHeight, f.legend_y(entries.size()) + kMargin);
+  f.width = std::max({kMinWidth, kLineBox.right() + kLegendText + legend_w + kPlotMargin,
+                      kLineBox.left + text_width_px(title, kPlotTitleFont) + kPlotMargin});
+  f.height = std::max(kMinHeight, f.legend_y(entries.size()) + kPlotMargin);
   return f;
 }
 
+/// The y grid, the frame's left and bottom lines, a tick and label per category, the axis labels.
 std::string axes_svg(const Frame& f, const std::string& x_label, const std::string& y_label,
                      const std::vector<std::string>& x) {
-  std::string o;
-  for (int k = 0; k * f.tick <= f.top_value * (1 + 1e-9); ++k) {
-    const double y = f.py(k * f.tick);
-    o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"#dddddd\"/>\n", kLeft, y,
-                     kLeft + kPlotWidth, y);
-    o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
-                     kLeft - 6, y, tick_label(k * f.tick));
-  }
-  const double bottom = kTop + kPlotHeight;
-  o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"black\"/>\n", kLeft, kTop, bottom);
-  o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"black\"/>\n", kLeft, bottom,
-                   kLeft + kPlotWidth, bottom);
+  const PlotBox& b = kLineBox;
+  std::string o = y_grid_svg(b, f.y);
+  o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"black\"/>\n", b.left, b.top,
+                   b.base());
+  o += fmt::format("<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"black\"/>\n", b.left, b.base(),
+                   b.right(), b.base());
   for (std::size_t i = 0; i < x.size(); ++i) {
-    o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"black\"/>\n", f.px(i), bottom,
-                     bottom + 5);
+    o += fmt::format("<line x1=\"{0:.2f}\" y1=\"{1:.2f}\" x2=\"{0:.2f}\" y2=\"{2:.2f}\" stroke=\"black\"/>\n", f.px(i),
+                     b.base(), b.base() + 5);
     o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n", f.px(i),
-                     bottom + 20, xml_escape(x[i]));
+                     b.base() + 20, xml_escape(x[i]));
   }
-  o += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"13\" text-anchor=\"middle\">{}</text>\n",
-                   kLeft + kPlotWidth / 2, bottom + kBottom - 20, xml_escape(x_label));
-  o += fmt::format("<text x=\"18\" y=\"{0:.2f}\" font-size=\"13\" text-anchor=\"middle\" transform=\"rotate(-90 18 {0:.2f})\">{1}</text>\n",
-                   kTop + kPlotHeight / 2, xml_escape(y_label));
-  return o;
+  return o + axis_labels_svg(b, x_label, y_label);
 }
 
 /// A polyline through consecutive points that fit (a gap or an OOM point breaks it), a filled marker
@@ -139,8 +123,8 @@ std::string series_svg(const Frame& f, const PlotSeries& s, const char* colour, 
 
 std::string legend_svg(const Frame& f, const std::vector<PlotSeries>& series) {
   std::string o;
-  const double x0 = kLeft + kPlotWidth + 16;
-  const double text_x = kLeft + kPlotWidth + kLegendText;
+  const double x0 = kLineBox.right() + 16;
+  const double text_x = kLineBox.right() + kLegendText;
   std::size_t row = 0;
   const auto text = [&](const std::string& label) {
     return fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" font-size=\"{:.0f}\" dominant-baseline=\"middle\">{}</text>\n",
@@ -178,13 +162,7 @@ double text_width_px(const std::string& text, double font_px) {
 std::string line_plot_svg(const std::string& title, const std::string& x_label, const std::string& y_label,
                           const std::vector<std::string>& x, const std::vector<PlotSeries>& series) {
   const Frame f = make_frame(title, x, series);
-  std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  o += fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1:.0f}\" viewBox=\"0 0 {0:.0f} "
-                   "{1:.0f}\" font-family=\"sans-serif\">\n",
-                   f.width, f.height);
-  o += fmt::format("<rect x=\"0\" y=\"0\" width=\"{:.0f}\" height=\"{:.0f}\" fill=\"white\"/>\n", f.width, f.height);
-  o += fmt::format("<text x=\"{:.0f}\" y=\"28\" font-size=\"{:.0f}\" font-weight=\"bold\">{}</text>\n", kLeft, kTitleFont,
-                   xml_escape(title));
+  std::string o = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + plot_svg_open(f.width, f.height, kLineBox, title);
   o += axes_svg(f, x_label, y_label, x);
   for (std::size_t s = 0; s < series.size(); ++s) o += series_svg(f, series[s], kPlotColours[s % kColourCount], x_label, x);
   o += legend_svg(f, series);

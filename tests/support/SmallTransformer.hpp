@@ -11,7 +11,7 @@
 namespace clearfog::test {
 
 /// 4 layers, hidden 256, 8 heads, MLP 1024, sequence 128, vocabulary 1000.
-inline workload::TransformerSpec small_gpt() {
+inline workload::TransformerSpec small_gpt_shape() {
   workload::TransformerSpec w;
   w.layers = 4;
   w.hidden = 256;

@@ -15,7 +15,7 @@ using namespace clearfog;
 using clearfog::kernels::Kernel;
 using clearfog::kernels::KernelKind;
 using clearfog::workload::TransformerModel;
-using clearfog::test::small_gpt;
+using clearfog::test::small_gpt_shape;
 
 namespace {
 
@@ -30,7 +30,7 @@ std::vector<Kernel> layer(const TransformerModel& m) {
 
 TEST_CASE("workload::TransformerModel: fp8 training runs only the weight GEMMs in fp8, after a cast of their inputs",
           "[workload]") {
-  const auto w = small_gpt();
+  const auto w = small_gpt_shape();
   const int b = 2;
   const TransformerModel fp8(w, b, DType::fp8);
   const TransformerModel bf16(w, b, DType::bf16);

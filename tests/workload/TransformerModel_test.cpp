@@ -13,7 +13,7 @@ using namespace clearfog;
 using clearfog::kernels::Kernel;
 using clearfog::kernels::KernelKind;
 using clearfog::workload::TransformerModel;
-using clearfog::test::small_gpt;
+using clearfog::test::small_gpt_shape;
 
 namespace {
 
@@ -57,7 +57,7 @@ std::vector<std::string> names(const std::vector<Kernel>& kernels) {
 }  // namespace
 
 TEST_CASE("workload::TransformerModel: forward GEMM FLOPs match 24bsh^2(1+s/6h)", "[workload]") {
-  const auto w = small_gpt();
+  const auto w = small_gpt_shape();
   const int b = 2;
   const TransformerModel model(w, b, DType::bf16);
   const double s = w.seq_length, h = w.hidden;
@@ -68,7 +68,7 @@ TEST_CASE("workload::TransformerModel: forward GEMM FLOPs match 24bsh^2(1+s/6h)"
 }
 
 TEST_CASE("workload::TransformerModel: layer kernels run in Megatron's order", "[workload]") {
-  const TransformerModel model(small_gpt(), 1, DType::bf16);
+  const TransformerModel model(small_gpt_shape(), 1, DType::bf16);
   CHECK(names(model.layer_forward()) ==
         std::vector<std::string>{"ln1", "qkv", "attn_scores", "softmax", "attn_dropout", "attn_v", "proj",
                                  "dropout_add1", "ln2", "fc1", "gelu", "fc2", "dropout_add2"});
@@ -80,7 +80,7 @@ TEST_CASE("workload::TransformerModel: layer kernels run in Megatron's order", "
 }
 
 TEST_CASE("workload::TransformerModel: GEMM shapes of the forward and its gradients", "[workload]") {
-  const auto w = small_gpt();
+  const auto w = small_gpt_shape();
   const long long b = 2, s = w.seq_length, h = w.hidden, a = w.heads, f = w.ffn_hidden;
   const TransformerModel model(w, static_cast<int>(b), DType::bf16);
   const auto fwd = model.layer_forward();
@@ -111,14 +111,14 @@ TEST_CASE("workload::TransformerModel: GEMM shapes of the forward and its gradie
 }
 
 TEST_CASE("workload::TransformerModel: layer backward GEMM FLOPs are twice the forward's", "[workload]") {
-  const TransformerModel model(small_gpt(), 3, DType::fp16);
+  const TransformerModel model(small_gpt_shape(), 3, DType::fp16);
   CHECK(sum_flops(model.layer_backward(), KernelKind::Gemm) ==
         2 * sum_flops(model.layer_forward(), KernelKind::Gemm));
 }
 
 TEST_CASE("workload::TransformerModel: memory-bound bytes count e-byte elements and 1-byte masks",
           "[workload]") {
-  const auto w = small_gpt();
+  const auto w = small_gpt_shape();
   const double b = 2, s = w.seq_length, h = w.hidden, a = w.heads, f = w.ffn_hidden;
   const double N = b * s * h, A = b * a * s * s;
   for (const DType dtype : {DType::bf16, DType::fp32}) {
@@ -141,7 +141,7 @@ TEST_CASE("workload::TransformerModel: memory-bound bytes count e-byte elements 
 }
 
 TEST_CASE("workload::TransformerModel: head and embedding", "[workload]") {
-  const auto w = small_gpt();
+  const auto w = small_gpt_shape();
   const double b = 2, s = w.seq_length, h = w.hidden, V = w.vocab_size, e = 2;
   const TransformerModel model(w, 2, DType::bf16);
   const auto head = model.head_forward();
@@ -161,7 +161,7 @@ TEST_CASE("workload::TransformerModel: head and embedding", "[workload]") {
 }
 
 TEST_CASE("workload::TransformerModel: an iteration's GEMM FLOPs equal Korthikanti Eq. 7", "[workload]") {
-  const auto w = GENERATE(small_gpt(), gpt3_175b());
+  const auto w = GENERATE(small_gpt_shape(), gpt3_175b());
   const int b = GENERATE(1, 4);
   const int global_batch = 64;
   const TransformerModel model(w, b, DType::bf16);
@@ -175,7 +175,7 @@ TEST_CASE("workload::TransformerModel: an iteration's GEMM FLOPs equal Korthikan
 }
 
 TEST_CASE("workload::TransformerModel: parameters per layer 4h^2 + 2hf + 9h + f", "[workload]") {
-  auto w = small_gpt();
+  auto w = small_gpt_shape();
   const double h = w.hidden;
   SECTION("f = 4h gives Megatron's 12h^2 + 13h") {
     const TransformerModel model(w, 1, DType::bf16);
@@ -196,7 +196,7 @@ TEST_CASE("workload::TransformerModel: parameters per layer 4h^2 + 2hf + 9h + f"
 }
 
 TEST_CASE("workload::TransformerModel: total parameters against Megatron Eq. 2", "[workload]") {
-  const auto w = GENERATE(small_gpt(), gpt3_175b());
+  const auto w = GENERATE(small_gpt_shape(), gpt3_175b());
   const TransformerModel model(w, 1, DType::bf16);
   const double l = w.layers, h = w.hidden, s = w.seq_length, V = w.vocab_size;
   // Own derivation, exactly: layers + token and position embeddings + final layernorm (tied head).
@@ -248,7 +248,7 @@ TEST_CASE("workload::TransformerModel: cross-entropy passes of Megatron's fp32 l
 }
 
 TEST_CASE("workload::TransformerModel: rejects impossible shapes", "[workload]") {
-  auto w = small_gpt();
+  auto w = small_gpt_shape();
   SECTION("heads do not divide hidden") {
     w.heads = 7;
     CHECK_THROWS_WITH(TransformerModel(w, 1, DType::bf16), Catch::Contains("divisible"));
