@@ -1,6 +1,9 @@
 // Every key of an accelerator file, declared once.
+#include "config/AcceleratorCalibration.hpp"
 #include "config/KeyTableParts.hpp"
 #include "core/DType.hpp"
+
+#include <algorithm>
 
 namespace clearfog::config {
 
@@ -17,6 +20,27 @@ KeySpec peak_key(DType dtype, std::string_view unit_word) {
           .description = "Dense peak " + std::string(unit_word) + " in " + std::string(dtype_name(dtype)) +
                          " (no 2:4 sparsity). Absent: the accelerator does not support " +
                          std::string(dtype_name(dtype)) + "."};
+}
+
+KeySpec gemm_dtype_efficiency_key(DType dtype) {
+  const std::string name(dtype_name(dtype));
+  return {.path = "gemm.dtype_efficiency." + name,
+          .type = KeyType::Number,
+          .presence = Presence::Optional,
+          .constraint = Constraint::Fraction,
+          .description = "Fraction of the " + name + " peak a compute-bound GEMM tile sustains, where " + name +
+                         " differs from gemm.efficiency (H100: bf16 0.83, fp8 0.72, each fitted to a "
+                         "measurement in that dtype). Absent: gemm.efficiency, reported as uncalibrated for " +
+                         name + "."};
+}
+
+/// `calibrated.<key>`: the measurement an efficiency was fitted to.
+KeySpec calibrated_key(const std::string& key) {
+  return {.path = "calibrated." + key,
+          .presence = Presence::Optional,
+          .description = "The measurement " + key + " was fitted to (file or publication, the row or figure, "
+                         "calibrates or checks). Absent: a run that uses " + key +
+                         " reports it as uncalibrated (docs/calibration.md)."};
 }
 
 }  // namespace
@@ -123,7 +147,8 @@ KeyTable make_accelerator_table() {
        .constraint = Constraint::Fraction,
        .description = "Fraction of the dense peak a compute-bound GEMM tile sustains (instruction issue, "
                       "pipeline fill, clock under load), e.g. 0.822 for cuBLAS on A100 (256.5 of 312 "
-                      "TFLOP/s at 16384^3). Applies to every dtype."},
+                      "TFLOP/s at 16384^3), in every dtype that gemm.dtype_efficiency does not name. A "
+                      "fallback: a run in a dtype without its own calibrated value says so."},
       {.path = "kernel.launch_overhead",
        .type = KeyType::Quantity,
        .dimension = Dimension::Time,
@@ -154,6 +179,11 @@ KeyTable make_accelerator_table() {
        .description = "Power drawn with no kernel running. Absent: unknown."},
   };
   keys.insert(keys.end(), rest.begin(), rest.end());
+  const auto efficiency = std::find_if(keys.begin(), keys.end(), [](const KeySpec& k) { return k.path == "gemm.efficiency"; });
+  std::vector<KeySpec> per_dtype;
+  for (DType d : kAllDTypes) per_dtype.push_back(gemm_dtype_efficiency_key(d));
+  keys.insert(efficiency + 1, per_dtype.begin(), per_dtype.end());
+  for (const std::string& key : calibratable_accelerator_keys()) keys.push_back(calibrated_key(key));
   return KeyTable(DocumentKind::Accelerator,
                   "One accelerator chip: its compute units, dense peak throughput per data type, "
                   "memory levels, GEMM tiling, launch overhead and power. At least one `peak` must be given.",

@@ -41,11 +41,17 @@ struct AcceleratorSpec {
   double sram_shared_B = 0;                // L2 or chip-wide SRAM
   double sram_shared_bandwidth_Bps = 0;    // L2 / chip-wide SRAM bandwidth; 0 = level not modelled
   std::vector<TileShape> gemm_tiles{{128, 128}};  // GEMM output tiles the library can pick from
-  double gemm_efficiency = 1.0;            // fraction of peak a compute-bound tile sustains, (0, 1]
+  double gemm_efficiency = 1.0;            // fraction of peak a compute-bound tile sustains, (0, 1]: any dtype ...
+  std::map<DType, double> gemm_dtype_efficiency;  // ... but these (gemm.dtype_efficiency)
   double launch_overhead_s = 0;            // fixed time per kernel launch
   int simd_width_bits = 0;                 // SIMD register width of CPU-like parts; 0 = matrix units
   double power_W = 0;                      // peak power (TDP); 0 = unknown
   double idle_power_W = 0;                 // idle power; 0 = unknown
+  /// Efficiency keys fitted to a measurement (key path -> the measurement, `calibrated.<key>`);
+  /// every other efficiency is an assumption or a default, and runs that use it say so.
+  std::map<std::string, std::string> calibrated;
+  /// The efficiency keys the file gives a value for (the others take their defaults).
+  std::vector<std::string> given_efficiencies;
 
   /// Peak for a dtype; std::out_of_range if unsupported. Callers check supports() first (the
   /// scenario validator does for the training precision).
@@ -53,6 +59,11 @@ struct AcceleratorSpec {
   [[nodiscard]] double peak(DType d) const { return peak_flops.at(d); }
   /// What kernels stream from HBM / DRAM: the peak times memory_efficiency (STREAM-like).
   [[nodiscard]] double achievable_memory_bandwidth_Bps() const { return memory_bandwidth_Bps * memory_efficiency; }
+  /// GEMM efficiency in `d`: gemm.dtype_efficiency.<d>, else gemm.efficiency.
+  [[nodiscard]] double gemm_efficiency_of(DType d) const {
+    const auto it = gemm_dtype_efficiency.find(d);
+    return it != gemm_dtype_efficiency.end() ? it->second : gemm_efficiency;
+  }
 };
 
 }  // namespace clearfog::config

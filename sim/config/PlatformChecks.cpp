@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "config/AcceleratorCalibration.hpp"
 #include "config/CheckSupport.hpp"
 #include "config/KeyReferences.hpp"
 #include "config/KeyTable.hpp"
@@ -353,8 +354,22 @@ void check_gemm_tiles(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   if (tiles->as_list().empty()) report_at(*tiles, "must list at least one tile such as \"128x128\"", out);
 }
 
+/// A `calibrated.<key>` names the measurement behind a value the file gives, not behind a default.
+void check_calibrated(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  for (const std::string& key : calibratable_accelerator_keys()) {
+    const ConfigValue* source = doc.find("calibrated." + key);
+    const ConfigValue* value = doc.find(key);
+    if (source && (!value || value->is_default() || value->is_derived()))
+      report_at(*source,
+                fmt::format("names the measurement behind {}, but the file gives no {}: give the value fitted to it",
+                            key, key),
+                out);
+  }
+}
+
 void check_accelerator(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_gemm_tiles(doc, out);
+  check_calibrated(doc, out);
   if (!doc.complete() || !supported_dtypes(doc).empty()) return;
   std::vector<std::string> keys;
   for (DType d : kAllDTypes) keys.push_back("peak." + std::string(dtype_name(d)));

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "config/AcceleratorCalibration.hpp"
 #include "config/FrameworkRegistry.hpp"
 #include "config/KeyReferences.hpp"
 #include "config/RoutingTrace.hpp"
@@ -60,6 +61,14 @@ AcceleratorSpec build_accelerator(const ConfigDocument& document) {
   if (const ConfigValue* int4 = document.find("peak.int4")) spec.int4_peak_ops = int4->as_number();
   spec.gemm_tiles = gemm_tiles_of(document);
   spec.gemm_efficiency = document.get_number("gemm.efficiency");
+  for (DType d : kAllDTypes)
+    if (const ConfigValue* e = document.find("gemm.dtype_efficiency." + std::string(dtype_name(d))))
+      spec.gemm_dtype_efficiency[d] = e->as_number();
+  for (const std::string& key : calibratable_accelerator_keys()) {
+    const ConfigValue* value = document.find(key);
+    if (value && !value->is_default() && !value->is_derived()) spec.given_efficiencies.push_back(key);
+    if (const ConfigValue* source = document.find("calibrated." + key)) spec.calibrated[key] = source->as_string();
+  }
   spec.launch_overhead_s = document.get_number("kernel.launch_overhead");
   spec.simd_width_bits = document.get_int("simd.width");
   if (const ConfigValue* peak = document.find("power.peak")) spec.power_W = peak->as_number();

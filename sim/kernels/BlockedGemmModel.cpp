@@ -72,6 +72,9 @@ BlockedGemmModel::BlockedGemmModel(const config::AcceleratorSpec& accelerator) :
     fail("sram.shared and sram.shared_bandwidth must be >= 0");
   if (!(accelerator_.gemm_efficiency > 0 && accelerator_.gemm_efficiency <= 1))
     fail(fmt::format("gemm.efficiency must be in (0, 1], got {}", accelerator_.gemm_efficiency));
+  for (const auto& [dtype, efficiency] : accelerator_.gemm_dtype_efficiency)
+    if (!(efficiency > 0 && efficiency <= 1))
+      fail(fmt::format("gemm.dtype_efficiency.{} must be in (0, 1], got {}", dtype_name(dtype), efficiency));
   if (!(accelerator_.launch_overhead_s >= 0))
     fail(fmt::format("kernel.launch_overhead must be >= 0, got {} s", accelerator_.launch_overhead_s));
   if (accelerator_.gemm_tiles.empty()) fail("gemm.tiles is empty");
@@ -85,7 +88,8 @@ GemmArithmetic BlockedGemmModel::arithmetic_of(DType dtype) const {
   if (!accelerator_.supports(dtype))
     throw Error(fmt::format("BlockedGemmModel: accelerator '{}' has no peak for {}", accelerator_.name,
                             dtype_name(dtype)));
-  return GemmArithmetic{std::string(dtype_name(dtype)), accelerator_.peak(dtype), dtype_bytes(dtype)};
+  return GemmArithmetic{std::string(dtype_name(dtype)), accelerator_.peak(dtype), dtype_bytes(dtype),
+                        accelerator_.gemm_efficiency_of(dtype)};
 }
 
 GemmEstimate BlockedGemmModel::estimate_tile(const GemmShape& shape, const GemmArithmetic& arithmetic,
@@ -93,8 +97,11 @@ GemmEstimate BlockedGemmModel::estimate_tile(const GemmShape& shape, const GemmA
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0 || shape.batch <= 0)
     throw Error(fmt::format("BlockedGemmModel: m, n, k and batch must be > 0, got m={} n={} k={} batch={}", shape.m,
                             shape.n, shape.k, shape.batch));
-  if (!(arithmetic.peak_ops > 0) || !(arithmetic.element_bytes > 0))
-    throw Error(fmt::format("BlockedGemmModel: arithmetic '{}' needs a peak and an element size > 0", arithmetic.name));
+  if (!(arithmetic.peak_ops > 0) || !(arithmetic.element_bytes > 0) ||
+      !(arithmetic.efficiency > 0 && arithmetic.efficiency <= 1))
+    throw Error(fmt::format("BlockedGemmModel: arithmetic '{}' needs a peak and an element size > 0 and an "
+                            "efficiency in (0, 1]",
+                            arithmetic.name));
   const auto& acc = accelerator_;
   const double units = acc.compute_units;
   const double m = static_cast<double>(shape.m), n = static_cast<double>(shape.n);
@@ -114,7 +121,7 @@ GemmEstimate BlockedGemmModel::estimate_tile(const GemmShape& shape, const GemmA
   out.tile_efficiency = (m * n) / (tiles_m * Mt * tiles_n * Nt);
 
   // One tile: 2*Mt*Nt*k FLOP at the unit's share of the sustained peak.
-  const double unit_rate = arithmetic.peak_ops * acc.gemm_efficiency / units;
+  const double unit_rate = arithmetic.peak_ops * arithmetic.efficiency / units;
   out.tile_compute_s = 2.0 * Mt * Nt * k / unit_rate;
 
   // L2 traffic of one tile: its A panel (rows x k), its B panel (k x cols) and its C block; rows and
@@ -223,7 +230,7 @@ AttentionEstimate BlockedGemmModel::estimate_attention(const AttentionShape& sha
   out.tiles = tiling.tiles;
   out.waves = static_cast<long long>(waves);
   out.wave_efficiency = tiles / (waves * units);
-  out.tile_compute_s = tiling.tile_flops / (arithmetic.peak_ops * acc.gemm_efficiency / units);
+  out.tile_compute_s = tiling.tile_flops / (arithmetic.peak_ops * arithmetic.efficiency / units);
   out.l2_bytes = tiling.tile_bytes() * tiles;
 
   // HBM: the tiles of a wave cover consecutive blocks of few heads (block index fastest, as

@@ -22,6 +22,7 @@ struct GemmArithmetic {
   std::string name;            // "bf16", "int4"
   double peak_ops = 0;         // dense peak, OP/s (one multiply-add = 2 OP)
   double element_bytes = 0;    // bytes per operand and result element
+  double efficiency = 1;       // share of the peak a compute-bound tile sustains (gemm.dtype_efficiency)
 };
 
 struct GemmEstimate {

@@ -93,7 +93,7 @@ std::vector<LowPrecisionCandidate> LowPrecisionGemmModel::native(const GemmShape
     out.push_back(LowPrecisionCandidate{method, e.time_s, e.flops_per_s, 0, std::nullopt, e});
   };
   if (acc.int4_peak_ops > 0 && widest <= kInt4Bits)
-    add(LowPrecisionMethod::NativeInt4, GemmArithmetic{"int4", acc.int4_peak_ops, kInt4Bytes});
+    add(LowPrecisionMethod::NativeInt4, GemmArithmetic{"int4", acc.int4_peak_ops, kInt4Bytes, acc.gemm_efficiency});
   if (acc.supports(DType::fp8) && widest <= kFp8E4M3Bits)
     add(LowPrecisionMethod::NativeFp8, gemm_.arithmetic_of(DType::fp8));
   if (acc.supports(DType::int8) && widest <= kInt8Bits)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "config/AcceleratorCalibration.hpp"
 #include "core/Units.hpp"
 #include "workload/WorkloadType.hpp"
 
@@ -68,6 +69,10 @@ std::string header_text(const config::ScenarioSpec& s, const StepMetrics& m) {
                                dtype_name(tr.precision), config::optimizer_name(tr.optimizer),
                                tr.attention == config::Attention::Fused ? ", fused attention" : ""));
   line("framework", s.framework.name.empty() ? std::string("(none: built in code)") : s.framework.name);
+  // Efficiencies no measurement backs: where the step is most likely off (docs/calibration.md).
+  const auto gaps = config::uncalibrated_values(s);
+  for (std::size_t i = 0; i < gaps.size(); ++i)
+    line(i == 0 ? "uncalibrated" : "", fmt::format("{} {}: {}", gaps[i].accelerator, gaps[i].key, gaps[i].why));
   if (!s.platform.collectives.calibrated)
     line("collectives", "ideal: the platform gives no collectives.efficiency (links at their nominal bandwidth, "
                         "no per-step overhead); measured figures: docs/collectives.md");
@@ -321,6 +326,9 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                      {"collectives_fidelity", config::fidelity_name(s.collectives.fidelity)},
                      {"fidelity_auto", s.collectives.fidelity_auto},
                      {"collectives_calibrated", s.platform.collectives.calibrated}};
+  auto& gaps = j["simulation"]["accelerator_uncalibrated"] = nlohmann::ordered_json::array();
+  for (const auto& u : config::uncalibrated_values(s))
+    gaps.push_back({{"accelerator", u.accelerator}, {"key", u.key}, {"why", u.why}});
   return j;
 }
 

@@ -1,0 +1,35 @@
+// A run says which accelerator efficiencies no measurement backs (docs/calibration.md): none on the
+// calibrated A100 quickstart, every one it uses on the V100 (text and JSON).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "support/RunCli.hpp"
+
+namespace {
+
+using clearfog::test::run_cli;
+const std::string kQuickstart = std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/quickstart.yaml";
+const std::string kOnV100 = " --set platform=" + std::string(CLEARFOG_SOURCE_DIR) +
+                            "/platforms/dgx1-v100.yaml --set training.precision=fp16";
+
+}  // namespace
+
+TEST_CASE("cli run: the summary flags the uncalibrated efficiencies a run uses", "[cli]") {
+  const auto a100 = run_cli("run " + kQuickstart, false);
+  REQUIRE(a100.exit_code == 0);
+  CHECK(a100.output.find("uncalibrated") == std::string::npos);
+  const auto a100_json = nlohmann::json::parse(run_cli("run " + kQuickstart + " --format json", false).output);
+  CHECK(a100_json["simulation"]["accelerator_uncalibrated"].empty());
+
+  const auto v100 = run_cli("run " + kQuickstart + kOnV100, false);
+  REQUIRE(v100.exit_code == 0);
+  CHECK_THAT(v100.output, Catch::Contains("uncalibrated            NVIDIA V100 SXM2 32GB gemm.dtype_efficiency.fp16: "
+                                          "falls back to gemm.efficiency"));
+  const auto json = nlohmann::json::parse(run_cli("run " + kQuickstart + kOnV100 + " --format json", false).output);
+  std::vector<std::string> keys;
+  for (const auto& gap : json["simulation"]["accelerator_uncalibrated"]) keys.push_back(gap["key"]);
+  CHECK(keys == std::vector<std::string>{"gemm.dtype_efficiency.fp16", "memory.efficiency", "sram.shared_bandwidth",
+                                         "kernel.launch_overhead"});
+}
