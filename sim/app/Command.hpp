@@ -57,5 +57,6 @@ Command add_cluster_command(CLI::App& app);
 Command add_shard_command(CLI::App& app);
 Command add_stages_command(CLI::App& app);
 Command add_burst_command(CLI::App& app);
+Command add_calibrate_command(CLI::App& app);
 
 }  // namespace clearfog::app

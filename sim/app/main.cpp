@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
       add_cluster_command(app),
       add_stages_command(app),
       add_burst_command(app),
+      add_calibrate_command(app),
   };
 
   hide_unhelpful_defaults(app);

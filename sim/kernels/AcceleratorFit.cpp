@@ -1,0 +1,168 @@
+#include "kernels/AcceleratorFit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "kernels/BlockedGemmModel.hpp"
+#include "kernels/EmbeddingBagModel.hpp"
+
+namespace clearfog::kernels {
+namespace {
+
+using Rows = std::vector<const KernelMeasurement*>;
+using Setter = std::function<void(config::AcceleratorSpec&, double)>;
+
+constexpr int kGoldenSteps = 60;          // brackets shrink by 0.618 per step: far below 1e-9 relative
+constexpr double kIndexBytes = 8;         // an int64 index read per lookup
+
+double gather_time_s(const config::AcceleratorSpec& a, const KernelMeasurement& r) {
+  const double element = dtype_bytes(r.dtype), row_B = static_cast<double>(r.dim) * element;
+  const double lookups = static_cast<double>(r.batch * r.bag);
+  EmbeddingAccess table{lookups, row_B, static_cast<double>(r.rows), row_B, IndexDistribution{}};
+  const double streamed = lookups * kIndexBytes + static_cast<double>(r.batch) * row_B;  // indices, pooled out
+  return embedding_bag_cost(Kernel::make_embedding_bag("gather", {table}, streamed, lookups * static_cast<double>(r.dim), r.dtype), a)
+      .time_s;
+}
+
+/// Mean squared log-ratio of predicted to measured times over `rows`.
+double misfit(const config::AcceleratorSpec& a, const Rows& rows) {
+  double sum = 0;
+  for (const auto* r : rows) sum += std::pow(std::log(predicted_time_s(a, *r) / r->time_s), 2);
+  return sum / static_cast<double>(rows.size());
+}
+
+/// The value in [lo, hi] (searched in log space) that minimises the misfit of `rows`.
+double golden_section(config::AcceleratorSpec a, const Setter& set, const Rows& rows, double lo, double hi) {
+  const double phi = (std::sqrt(5.0) - 1) / 2;
+  double x0 = std::log(lo), x3 = std::log(hi);
+  const auto f = [&](double x) {
+    set(a, std::exp(x));
+    return misfit(a, rows);
+  };
+  double x1 = x3 - phi * (x3 - x0), x2 = x0 + phi * (x3 - x0);
+  double f1 = f(x1), f2 = f(x2);
+  for (int i = 0; i < kGoldenSteps; ++i) {
+    if (f1 <= f2) {
+      x3 = x2, x2 = x1, f2 = f1;
+      x1 = x3 - phi * (x3 - x0), f1 = f(x1);
+    } else {
+      x0 = x1, x1 = x2, f1 = f2;
+      x2 = x0 + phi * (x3 - x0), f2 = f(x2);
+    }
+  }
+  return std::exp((x0 + x3) / 2);
+}
+
+Rows select(const KernelMeasurements& m, const std::function<bool(const KernelMeasurement&)>& keep) {
+  Rows rows;
+  for (const auto& r : m.rows)
+    if (keep(r)) rows.push_back(&r);
+  return rows;
+}
+
+double median_time_s(Rows rows) {
+  std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->time_s < b->time_s; });
+  const std::size_t n = rows.size();
+  return n % 2 ? rows[n / 2]->time_s : (rows[n / 2 - 1]->time_s + rows[n / 2]->time_s) / 2;
+}
+
+/// The classes residuals are reported for, each with the rows it holds.
+std::map<std::string, Rows> classes(const config::AcceleratorSpec& a, const KernelMeasurements& m) {
+  std::map<std::string, Rows> out;
+  for (const auto& r : m.rows) {
+    std::string name(measurement_kind_name(r.kind));
+    if (r.kind == MeasurementKind::Gemm || r.kind == MeasurementKind::Gather) name += " " + std::string(dtype_name(r.dtype));
+    if (r.kind == MeasurementKind::Copy) name += r.bytes <= a.sram_shared_B / 2 ? " inside L2" : " beyond L2";
+    if (r.kind == MeasurementKind::Attention || r.kind == MeasurementKind::Launch) name += " " + r.pass;
+    out[name].push_back(&r);
+  }
+  return out;
+}
+
+struct Signed {
+  double mean = 0, worst = 0;
+};
+
+Signed signed_errors(const config::AcceleratorSpec& a, const Rows& rows) {
+  Signed s;
+  for (const auto* r : rows) {
+    const double e = predicted_time_s(a, *r) > 0 ? r->time_s / predicted_time_s(a, *r) - 1 : 0;
+    s.mean += e / static_cast<double>(rows.size());
+    s.worst = std::max(s.worst, std::fabs(e));
+  }
+  return s;
+}
+
+}  // namespace
+
+double predicted_time_s(const config::AcceleratorSpec& a, const KernelMeasurement& r) {
+  const bool typed = r.kind == MeasurementKind::Gemm || r.kind == MeasurementKind::Attention ||
+                     r.kind == MeasurementKind::Gather;
+  if (typed && !a.supports(r.dtype)) return -1;
+  const BlockedGemmModel model(a);
+  switch (r.kind) {
+    case MeasurementKind::Gemm: return model.estimate(GemmShape{r.m, r.n, r.k, r.batch}, r.dtype).time_s;
+    case MeasurementKind::Copy: return model.memory_bound_time(r.bytes);
+    case MeasurementKind::Gather: return gather_time_s(a, r);
+    case MeasurementKind::Attention:
+      return model.estimate_attention(AttentionShape{r.batch * r.heads, r.seq, r.head_dim, r.pass == "bwd"}, r.dtype)
+          .time_s;
+    case MeasurementKind::Launch: return r.pass == "eager" ? a.launch_overhead_s : -1;
+  }
+  return -1;
+}
+
+AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const KernelMeasurements& m) {
+  AcceleratorFit fit{start, {}, {}, {}};
+  auto& a = fit.fitted;
+  const auto record = [&](std::string key, double before, double after, const Rows& rows, std::string what) {
+    fit.values.push_back({std::move(key), before, after, rows.size(), fmt::format("{} {}", rows.size(), what)});
+  };
+  const auto fit_one = [&](const std::string& key, double before, const Setter& set, const Rows& rows, double lo,
+                           double hi, const std::string& what) {
+    if (rows.empty()) return;
+    const double value = golden_section(a, set, rows, lo, hi);
+    set(a, value);
+    record(key, before, value, rows, what);
+  };
+  if (const auto launches = select(m, [](auto& r) { return r.kind == MeasurementKind::Launch && r.pass == "eager"; });
+      !launches.empty()) {
+    const double before = a.launch_overhead_s;
+    a.launch_overhead_s = median_time_s(launches);
+    record("kernel.launch_overhead", before, a.launch_overhead_s, launches, "empty-kernel launch rows (median)");
+  }
+  const bool l2 = a.sram_shared_B > 0 && a.sram_shared_bandwidth_Bps > 0;
+  fit_one("memory.efficiency", a.memory_efficiency, [](auto& x, double v) { x.memory_efficiency = v; },
+          select(m, [&](auto& r) { return r.kind == MeasurementKind::Copy && (!l2 || r.bytes > 2 * a.sram_shared_B); }),
+          0.01, 1.0, "copies beyond the L2");
+  if (l2)
+    fit_one("sram.shared_bandwidth", a.sram_shared_bandwidth_Bps, [](auto& x, double v) { x.sram_shared_bandwidth_Bps = v; },
+            select(m, [&](auto& r) { return r.kind == MeasurementKind::Copy && r.bytes <= a.sram_shared_B / 2; }),
+            a.memory_bandwidth_Bps / 4, 1e15, "copies inside the L2");
+  for (DType d : kAllDTypes)
+    if (a.supports(d))
+      fit_one("gemm.dtype_efficiency." + std::string(dtype_name(d)), a.gemm_efficiency_of(d),
+              [d](auto& x, double v) { x.gemm_dtype_efficiency[d] = v; },
+              select(m, [d](auto& r) { return r.kind == MeasurementKind::Gemm && r.dtype == d; }), 0.01, 1.0,
+              fmt::format("GEMMs in {}", dtype_name(d)));
+  fit_one("memory.random_access_efficiency", a.random_access_efficiency,
+          [](auto& x, double v) { x.random_access_efficiency = v; },
+          select(m, [&](auto& r) { return r.kind == MeasurementKind::Gather && a.supports(r.dtype); }), 0.001, 1.0,
+          "embedding-bag gathers");
+  for (const auto& [name, rows] : classes(a, m)) {
+    Rows priced;
+    for (const auto* r : rows)
+      if (predicted_time_s(a, *r) > 0) priced.push_back(r);
+      else fit.skipped.push_back(fmt::format("line {}: {} (the model does not price it here)", r->line, name));
+    if (priced.empty()) continue;
+    const auto before = signed_errors(start, priced), after = signed_errors(a, priced);
+    fit.residuals.push_back({name, priced.size(), before.mean, after.mean, after.worst});
+  }
+  return fit;
+}
+
+}  // namespace clearfog::kernels

@@ -1,0 +1,49 @@
+#pragma once
+// Fits an accelerator file's efficiencies to kernel measurements (KernelMeasurements.hpp,
+// `clearfog calibrate`, docs/calibration.md). Each efficiency is fitted on the rows that depend on
+// it, in an order where each fit only leans on those before it: the launch overhead on the empty
+// kernels, memory.efficiency on copies beyond the L2, sram.shared_bandwidth on copies inside it,
+// the GEMM efficiency of each dtype on its GEMMs, memory.random_access_efficiency on the gathers.
+// A fit minimises the mean squared log-ratio of the model's time (the same model a run prices
+// kernels with) to the measured one, by golden-section search: the model's time falls
+// monotonically as an efficiency rises. Attention rows are checks, never fitted.
+#include <string>
+#include <vector>
+
+#include "config/AcceleratorSpec.hpp"
+#include "kernels/KernelMeasurements.hpp"
+
+namespace clearfog::kernels {
+
+struct FittedValue {
+  std::string key;         // "gemm.dtype_efficiency.bf16"
+  double before = 0;       // SI
+  double after = 0;        // SI
+  std::size_t rows = 0;    // measurements fitted to
+  std::string rows_text;   // "24 gemm rows in bf16"
+};
+
+/// The model against one class of measured kernels, before and after the fit.
+struct ClassResidual {
+  std::string kernel_class;  // "gemm bf16", "copy beyond L2", "attention fwd"
+  std::size_t rows = 0;
+  double mean_error_before = 0;  // signed mean of measured / predicted time - 1 (> 0: the model is fast)
+  double mean_error_after = 0;
+  double worst_error_after = 0;  // the largest |measured / predicted - 1|
+};
+
+struct AcceleratorFit {
+  config::AcceleratorSpec fitted;
+  std::vector<FittedValue> values;
+  std::vector<ClassResidual> residuals;
+  std::vector<std::string> skipped;  // rows the model cannot price here, and why
+};
+
+/// The model's time for a measured kernel on `accelerator`; < 0 when it cannot price it (a dtype
+/// the accelerator lacks, a CUDA-graph launch row).
+double predicted_time_s(const config::AcceleratorSpec& accelerator, const KernelMeasurement& row);
+
+/// Fits `start`'s efficiencies to `measurements`; values with no rows to fit keep their value.
+AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const KernelMeasurements& measurements);
+
+}  // namespace clearfog::kernels

@@ -1,0 +1,117 @@
+// `clearfog calibrate`'s fit (kernels/AcceleratorFit.hpp) recovers known efficiencies: kernel
+// times are made by the model itself on an H100 with chosen efficiencies, written in the
+// measurement format, read back and fitted starting from the shipped H100 file.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <string>
+
+#include "config/ConfigLoader.hpp"
+#include "core/Errors.hpp"
+#include "kernels/AcceleratorFit.hpp"
+
+using namespace clearfog;
+using kernels::KernelMeasurement;
+using kernels::MeasurementKind;
+
+namespace {
+
+config::AcceleratorSpec shipped_h100() {
+  return config::load_accelerator(std::filesystem::path(CLEARFOG_SOURCE_DIR) / "platforms/accelerators/h100-sxm5.yaml");
+}
+
+/// The part the "measurements" come from: the shipped file with other efficiencies.
+config::AcceleratorSpec truth() {
+  auto a = shipped_h100();
+  a.gemm_dtype_efficiency[DType::bf16] = 0.81;
+  a.gemm_dtype_efficiency[DType::fp8] = 0.66;
+  a.memory_efficiency = 0.8;
+  a.sram_shared_bandwidth_Bps = 12e12;
+  a.launch_overhead_s = 3e-6;
+  a.random_access_efficiency = 0.2;
+  return a;
+}
+
+/// A CSV row of `kind` whose time is the truth's model time.
+std::string row(const KernelMeasurement& r) {
+  const double t = kernels::predicted_time_s(truth(), r);
+  REQUIRE(t > 0);
+  const std::string dtype = r.kind == MeasurementKind::Copy || r.kind == MeasurementKind::Launch ? "" : std::string(dtype_name(r.dtype));
+  const auto n = [](long long v) { return v > 0 ? std::to_string(v) : std::string(); };
+  return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{}\n", kernels::measurement_kind_name(r.kind),
+                     dtype, n(r.m), n(r.n), n(r.k), n(r.batch), n(r.heads), n(r.seq), n(r.head_dim),
+                     r.kind == MeasurementKind::Attention ? (r.causal ? "1" : "0") : "", r.pass,
+                     r.bytes > 0 ? fmt::format("{:.0f}", r.bytes) : "", n(r.rows), n(r.dim), n(r.bag), n(r.kernels), t,
+                     r.kind == MeasurementKind::Launch ? "5e-06" : "");
+}
+
+std::string synthetic_csv() {
+  std::string csv = "# clearfog kernel measurements v1\n# gpu: synthetic H100\n" + std::string(kernels::kMeasurementHeader) + "\n";
+  for (DType d : {DType::bf16, DType::fp8})
+    for (long long s : {1024LL, 2048LL, 4096LL, 8192LL}) {
+      KernelMeasurement g;
+      g.kind = MeasurementKind::Gemm, g.dtype = d, g.m = s, g.n = s, g.k = s, g.batch = 1;
+      csv += row(g);
+    }
+  for (double mib : {1.0, 8.0, 1024.0, 4096.0}) {
+    KernelMeasurement c;
+    c.kind = MeasurementKind::Copy, c.pass = "copy", c.bytes = mib * 1024 * 1024;
+    csv += row(c);
+  }
+  KernelMeasurement l;
+  l.kind = MeasurementKind::Launch, l.pass = "eager", l.kernels = 10000;
+  csv += row(l);
+  KernelMeasurement g;
+  g.kind = MeasurementKind::Gather, g.dtype = DType::fp32, g.rows = 10000000, g.dim = 128, g.bag = 32, g.batch = 65536;
+  g.bytes = static_cast<double>(g.batch * g.bag * g.dim * 4);
+  csv += row(g);
+  KernelMeasurement at;
+  at.kind = MeasurementKind::Attention, at.dtype = DType::bf16, at.batch = 4, at.heads = 32, at.seq = 2048,
+  at.head_dim = 128, at.pass = "fwd";
+  csv += row(at);
+  return csv;
+}
+
+}  // namespace
+
+TEST_CASE("kernels::fit_accelerator recovers the efficiencies the measurements were made with", "[kernels]") {
+  const auto measurements = kernels::parse_kernel_measurements(synthetic_csv(), "synthetic.csv");
+  CHECK(measurements.gpu == "synthetic H100");
+  CHECK(measurements.rows.size() == 15);
+  const auto fit = kernels::fit_accelerator(shipped_h100(), measurements);
+  const auto t = truth();
+  CHECK(fit.fitted.launch_overhead_s == Approx(t.launch_overhead_s));
+  CHECK(fit.fitted.memory_efficiency == Approx(t.memory_efficiency).epsilon(1e-4));
+  CHECK(fit.fitted.sram_shared_bandwidth_Bps == Approx(t.sram_shared_bandwidth_Bps).epsilon(1e-4));
+  CHECK(fit.fitted.gemm_efficiency_of(DType::bf16) == Approx(0.81).epsilon(1e-4));
+  CHECK(fit.fitted.gemm_efficiency_of(DType::fp8) == Approx(0.66).epsilon(1e-4));
+  CHECK(fit.fitted.random_access_efficiency == Approx(t.random_access_efficiency).epsilon(1e-3));
+  // The attention row was made by the same model: after the fit the model reproduces every class.
+  for (const auto& r : fit.residuals) {
+    INFO(r.kernel_class);
+    CHECK(std::abs(r.mean_error_after) < 1e-3);
+  }
+  CHECK(fit.values.size() == 6);
+}
+
+TEST_CASE("kernels::read_kernel_measurements: malformed files are located errors", "[kernels]") {
+  const std::string header = "# clearfog kernel measurements v1\n" + std::string(kernels::kMeasurementHeader) + "\n";
+  const auto error_of = [](const std::string& text) {
+    try {
+      kernels::parse_kernel_measurements(text, "m.csv");
+    } catch (const ConfigError& e) {
+      return e.diagnostics().front().str();
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error_of("kind,dtype\n"), Catch::Contains("m.csv:1") && Catch::Contains("expected the header"));
+  CHECK_THAT(error_of(header + "gemm,bf16,1,1,1,1,,,,,,,,,,,0,\n"),
+             Catch::Contains("m.csv:3") && Catch::Contains("time_s") && Catch::Contains("> 0"));
+  CHECK_THAT(error_of(header + "conv,bf16,1,1,1,1,,,,,,,,,,,1e-3,\n"), Catch::Contains("unknown kind \"conv\""));
+  CHECK_THAT(error_of(header + "gemm,bf17,1,1,1,1,,,,,,,,,,,1e-3,\n"), Catch::Contains("unknown dtype \"bf17\""));
+  CHECK_THAT(error_of(header + "gemm,bf16,1,1\n"), Catch::Contains("expected 18 comma-separated columns, got 4"));
+  CHECK_THAT(error_of(header + "gemm,bf16,1.5,1,1,1,,,,,,,,,,,1e-3,\n"), Catch::Contains("whole number"));
+  CHECK_THAT(error_of("# only comments\n"), Catch::Contains("no header line"));
+}
