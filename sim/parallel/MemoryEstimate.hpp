@@ -12,6 +12,12 @@
 
 namespace clearfog::parallel {
 
+/// A plan that fits but leaves less than this share of the device free is flagged: measured runs
+/// that close to capacity slow down where the model does not (the caching allocator's retries and
+/// fragmentation; FSDP's all-gather rate limiting), as the MPT hold-out rows at the edge of 40 GB
+/// show (docs/validation.md). A flag, not a cost: no source yet quantifies the slowdown.
+inline constexpr double kNearMemoryLimitShare = 0.10;
+
 struct MemoryEstimate {
   double weights_B = 0;          // 16-bit (or fp32) working weights
   double gradients_B = 0;        // gradients in the training precision
@@ -24,6 +30,8 @@ struct MemoryEstimate {
     return weights_B + gradients_B + optimizer_B + activations_B + buffers_B;
   }
   [[nodiscard]] bool fits() const { return total_B() <= capacity_B; }
+  /// Fits, with less than kNearMemoryLimitShare of the device left.
+  [[nodiscard]] bool near_limit() const { return fits() && total_B() > (1 - kNearMemoryLimitShare) * capacity_B; }
 };
 
 /// Estimate for the most loaded device of the scenario. Throws clearfog::Error for a precision

@@ -204,7 +204,12 @@ std::string memory_rows(const StepMetrics& m) {
   const auto line = row_writer(o);
   const auto& mem = m.memory;
   o += fmt::format("\nMemory per device (estimate): {} of {} — {}\n", bytes(mem.total_B()), bytes(mem.capacity_B),
-                   mem.fits() ? "fits" : "DOES NOT FIT (status: oom; timing still simulated)");
+                   !mem.fits()       ? "DOES NOT FIT (status: oom; timing still simulated)"
+                   : mem.near_limit() ? fmt::format("fits, with less than {:.0f} % free: runs this close to capacity "
+                                                    "measure slower than modelled (allocator retries, fragmentation; "
+                                                    "docs/validation.md), so the step may be optimistic",
+                                                    100 * parallel::kNearMemoryLimitShare)
+                                      : std::string("fits"));
   line("weights", bytes(mem.weights_B));
   line("gradients", bytes(mem.gradients_B));
   line("optimizer states", bytes(mem.optimizer_B));
@@ -248,7 +253,8 @@ nlohmann::ordered_json memory_json(const parallel::MemoryEstimate& memory) {
           {"buffers_B", memory.buffers_B},
           {"total_B", memory.total_B()},
           {"capacity_B", memory.capacity_B},
-          {"fits", memory.fits()}};
+          {"fits", memory.fits()},
+          {"near_limit", memory.near_limit()}};
 }
 
 nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMetrics& m) {

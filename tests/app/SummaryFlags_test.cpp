@@ -1,5 +1,6 @@
-// A run says which accelerator efficiencies no measurement backs (docs/calibration.md): none on the
-// calibrated A100 quickstart, every one it uses on the V100 (text and JSON).
+// What a run's summary warns of: the accelerator efficiencies no measurement backs
+// (docs/calibration.md; none on the calibrated A100 quickstart, every one it uses on the V100), and
+// a plan that fits with less than 10 % of the device free.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -32,4 +33,19 @@ TEST_CASE("cli run: the summary flags the uncalibrated efficiencies a run uses",
   for (const auto& gap : json["simulation"]["accelerator_uncalibrated"]) keys.push_back(gap["key"]);
   CHECK(keys == std::vector<std::string>{"gemm.dtype_efficiency.fp16", "memory.efficiency", "sram.shared_bandwidth",
                                          "kernel.launch_overhead"});
+}
+
+TEST_CASE("cli run: a plan that fits with less than 10 % of the device free is flagged", "[cli]") {
+  // The quickstart at micro-batch 4 needs 68.8 GB: free on 80 GB, near the limit on 74 GB.
+  const std::string at_mb4 = " --set training.micro_batch=4 --set training.global_batch=32 --format json";
+  const auto roomy = nlohmann::json::parse(run_cli("run " + kQuickstart + at_mb4, false).output);
+  const auto tight = nlohmann::json::parse(
+      run_cli("run " + kQuickstart + at_mb4 + " --set \"platform.accelerator.memory.capacity=74 GB\"", false).output);
+  for (const auto* j : {&roomy, &tight}) {
+    const double total = (*j)["memory"]["total_B"], capacity = (*j)["memory"]["capacity_B"];
+    CHECK((*j)["memory"]["near_limit"] == (total <= capacity && total > 0.9 * capacity));
+  }
+  CHECK(roomy["memory"]["near_limit"] == false);
+  CHECK(tight["memory"]["near_limit"] == true);
+  CHECK(tight["memory"]["fits"] == true);
 }
