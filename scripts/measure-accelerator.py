@@ -21,7 +21,7 @@ about 0.35 s a row at the default --repeats and --min-time, plus start-up and 2 
 --dry-run prints the rows it would measure, and needs no PyTorch.
 
 The output is the CSV "clearfog kernel measurements v1", one row per measurement, described in
-docs/calibration.md. clearfog calibrate (docs/calibration.md; being built) fits an accelerator
+docs/calibration.md. clearfog calibrate (docs/calibration.md) fits an accelerator
 file's efficiencies to it:
 
     scripts/measure-accelerator.py --out h100-sxm5.csv

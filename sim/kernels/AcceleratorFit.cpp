@@ -111,7 +111,7 @@ double predicted_time_s(const config::AcceleratorSpec& a, const KernelMeasuremen
     case MeasurementKind::Attention:
       return model.estimate_attention(AttentionShape{r.batch * r.heads, r.seq, r.head_dim, r.pass == "bwd"}, r.dtype)
           .time_s;
-    case MeasurementKind::Launch: return r.pass == "eager" ? a.launch_overhead_s : -1;
+    case MeasurementKind::Launch: return a.launch_overhead_s;  // device only: eager rows show any host excess
   }
   return -1;
 }
@@ -129,11 +129,20 @@ AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const Kerne
     set(a, value);
     record(key, before, value, rows, what);
   };
-  if (const auto launches = select(m, [](auto& r) { return r.kind == MeasurementKind::Launch && r.pass == "eager"; });
-      !launches.empty()) {
+  // Replayed from a CUDA graph, an empty kernel costs the device alone; launched eagerly from Python
+  // it may cost the host's issue rate instead, which is not the device's per-kernel cost.
+  const auto launches_of = [&](const char* pass) {
+    return select(m, [pass](auto& r) { return r.kind == MeasurementKind::Launch && r.pass == pass; });
+  };
+  auto launches = launches_of("graph");
+  const bool replayed = !launches.empty();
+  if (!replayed) launches = launches_of("eager");
+  if (!launches.empty()) {
     const double before = a.launch_overhead_s;
     a.launch_overhead_s = median_time_s(launches);
-    record("kernel.launch_overhead", before, a.launch_overhead_s, launches, "empty-kernel launch rows (median)");
+    record("kernel.launch_overhead", before, a.launch_overhead_s, launches,
+           replayed ? "empty kernels replayed from a CUDA graph (median)"
+                    : "empty kernels launched eagerly (median; no CUDA-graph row: may include host time)");
   }
   const bool l2 = a.sram_shared_B > 0 && a.sram_shared_bandwidth_Bps > 0;
   fit_one("memory.efficiency", a.memory_efficiency, [](auto& x, double v) { x.memory_efficiency = v; },

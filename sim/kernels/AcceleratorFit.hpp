@@ -2,7 +2,7 @@
 // Fits an accelerator file's efficiencies to kernel measurements (KernelMeasurements.hpp,
 // `clearfog calibrate`, docs/calibration.md). Each efficiency is fitted on the rows that depend on
 // it, in an order where each fit only leans on those before it: the launch overhead on the empty
-// kernels, memory.efficiency on copies beyond the L2, sram.shared_bandwidth on copies inside it,
+// kernels (replayed from a CUDA graph where measured, else launched eagerly), memory.efficiency on copies beyond the L2, sram.shared_bandwidth on copies inside it,
 // the GEMM efficiency of each dtype on its GEMMs, memory.random_access_efficiency on the gathers.
 // A fit minimises the mean squared log-ratio of the model's time (the same model a run prices
 // kernels with) to the measured one, by golden-section search: the model's time falls
@@ -40,7 +40,7 @@ struct AcceleratorFit {
 };
 
 /// The model's time for a measured kernel on `accelerator`; < 0 when it cannot price it (a dtype
-/// the accelerator lacks, a CUDA-graph launch row).
+/// the accelerator lacks).
 double predicted_time_s(const config::AcceleratorSpec& accelerator, const KernelMeasurement& row);
 
 /// Fits `start`'s efficiencies to `measurements`; values with no rows to fit keep their value.
