@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -31,12 +32,23 @@ std::string file_text(const std::string& key, double value) {
 
 std::string percent(double fraction) { return fmt::format("{:+.1f} %", 100 * fraction); }
 
+std::string_view status_text(kernels::FitStatus s) {
+  switch (s) {
+    case kernels::FitStatus::Fitted: return "fitted";
+    case kernels::FitStatus::Insensitive: return "kept: the rows do not depend on it";
+    case kernels::FitStatus::AtBound: return "not written: the best fit is the search's bound";
+  }
+  return "?";
+}
+
 std::string render_text(const AcceleratorFit& fit, const std::string& file, const std::string& gpu, std::size_t rows) {
   std::string o = fmt::format("# clearfog calibrate: {} from {} ({}{} rows)\n", fit.fitted.name, file,
                               gpu.empty() ? "" : "gpu " + gpu + ", ", rows);
   o += fmt::format("{:<34}{:>14}{:>14}  {}\n", "key", "before", "after", "fitted to");
   for (const auto& v : fit.values)
-    o += fmt::format("{:<34}{:>14}{:>14}  {}\n", v.key, file_text(v.key, v.before), file_text(v.key, v.after), v.rows_text);
+    o += fmt::format("{:<34}{:>14}{:>14}  {}{}\n", v.key, file_text(v.key, v.before), file_text(v.key, v.after),
+                     v.rows_text,
+                     v.status == kernels::FitStatus::Fitted ? "" : fmt::format(" ({})", status_text(v.status)));
   o += "\nthe model against the measurements, measured / predicted time - 1 (> 0: the model is fast)\n";
   o += fmt::format("{:<22}{:>6}{:>14}{:>14}{:>14}\n", "kernels", "rows", "mean before", "mean after", "worst after");
   for (const auto& r : fit.residuals)
@@ -50,7 +62,12 @@ nlohmann::ordered_json render_json(const AcceleratorFit& fit) {
   nlohmann::ordered_json j = {{"accelerator", fit.fitted.name}};
   auto& values = j["values"] = nlohmann::ordered_json::array();
   for (const auto& v : fit.values)
-    values.push_back({{"key", v.key}, {"before", v.before}, {"after", v.after}, {"rows", v.rows}, {"fitted_to", v.rows_text}});
+    values.push_back({{"key", v.key},
+                      {"before", v.before},
+                      {"after", v.after},
+                      {"rows", v.rows},
+                      {"fitted_to", v.rows_text},
+                      {"status", status_text(v.status)}});
   auto& residuals = j["residuals"] = nlohmann::ordered_json::array();
   for (const auto& r : fit.residuals)
     residuals.push_back({{"kernels", r.kernel_class},
@@ -65,8 +82,14 @@ nlohmann::ordered_json render_json(const AcceleratorFit& fit) {
 /// The accelerator file `from` with the fitted values and, for each, the measurement behind it.
 /// Comments do not survive (yaml-cpp does not keep them): the file says where it came from.
 void write_fitted(const std::string& from, const std::string& to, const AcceleratorFit& fit, const std::string& source) {
-  YAML::Node doc = YAML::LoadFile(from);
+  YAML::Node doc;
+  try {
+    doc = YAML::LoadFile(from);
+  } catch (const YAML::Exception& e) {
+    throw Error(fmt::format("cannot read {} again to write {}: {}", from, to, e.what()));
+  }
   for (const auto& v : fit.values) {
+    if (v.status != kernels::FitStatus::Fitted) continue;
     std::vector<std::string> parts;
     for (std::size_t start = 0, dot; start <= v.key.size(); start = dot + 1) {
       dot = v.key.find('.', start);
@@ -112,6 +135,15 @@ Command add_calibrate_command(CLI::App& app) {
             if (measurements.rows.empty())
               throw ConfigError({Diagnostic{{o->measurements, 0, 0}, "", "no measurement rows"}});
             const auto fit = kernels::fit_accelerator(start, measurements);
+            if (std::none_of(fit.values.begin(), fit.values.end(),
+                             [](const auto& v) { return v.status == kernels::FitStatus::Fitted; })) {
+              std::string why;
+              for (const auto& v : fit.values) why += fmt::format("; {}: {}", v.key, status_text(v.status));
+              for (const auto& skipped : fit.skipped) why += "; " + skipped;
+              throw ConfigError({Diagnostic{{o->measurements, 0, 0}, "",
+                                            fmt::format("no efficiency of {} could be fitted to these rows{}",
+                                                        start.name, why)}});
+            }
             if (o->format == "json")
               std::cout << render_json(fit).dump(2) << '\n';
             else

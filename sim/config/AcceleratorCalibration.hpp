@@ -21,7 +21,7 @@ const std::vector<std::string>& calibratable_accelerator_keys();
 struct UncalibratedValue {
   std::string accelerator;  // the part's name
   std::string key;          // "gemm.dtype_efficiency.bf16"
-  std::string why;          // "falls back to gemm.efficiency = 0.75, which no measurement backs"
+  std::string why;          // "falls back to gemm.efficiency = 0.75, measured in no particular dtype"
 };
 
 /// The kernels a run prices, as far as calibration goes.

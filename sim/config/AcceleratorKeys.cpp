@@ -29,7 +29,7 @@ KeySpec gemm_dtype_efficiency_key(DType dtype) {
           .presence = Presence::Optional,
           .constraint = Constraint::Fraction,
           .description = "Fraction of the " + name + " peak a compute-bound GEMM tile sustains, where " + name +
-                         " differs from gemm.efficiency (H100: bf16 0.83, fp8 0.72, each fitted to a "
+                         " differs from gemm.efficiency (H100: bf16 0.79, fp8 0.70, each fitted to a "
                          "measurement in that dtype). Absent: gemm.efficiency, reported as uncalibrated for " +
                          name + "."};
 }

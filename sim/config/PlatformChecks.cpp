@@ -367,9 +367,21 @@ void check_calibrated(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   }
 }
 
+/// A dtype's GEMM efficiency needs the dtype's peak: without it no GEMM runs in that dtype.
+void check_dtype_efficiencies(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
+  for (DType d : kAllDTypes) {
+    const std::string name(dtype_name(d));
+    if (const ConfigValue* e = doc.find("gemm.dtype_efficiency." + name); e && !doc.find("peak." + name))
+      report_at(*e, fmt::format("the accelerator gives no peak.{}: no GEMM runs in {}; give the peak or drop this key",
+                                name, name),
+                out);
+  }
+}
+
 void check_accelerator(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_gemm_tiles(doc, out);
   check_calibrated(doc, out);
+  check_dtype_efficiencies(doc, out);
   if (!doc.complete() || !supported_dtypes(doc).empty()) return;
   std::vector<std::string> keys;
   for (DType d : kAllDTypes) keys.push_back("peak." + std::string(dtype_name(d)));

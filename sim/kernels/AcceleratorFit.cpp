@@ -17,11 +17,13 @@ using Rows = std::vector<const KernelMeasurement*>;
 using Setter = std::function<void(config::AcceleratorSpec&, double)>;
 
 constexpr int kGoldenSteps = 60;          // brackets shrink by 0.618 per step: far below 1e-9 relative
+constexpr double kImprovement = 1e-9;     // a fit must lower the misfit by more than this share
+constexpr double kBoundSlack = 1e-6;      // in log: a result this close to a bound is at it
 constexpr double kIndexBytes = 8;         // an int64 index read per lookup
 
 double gather_time_s(const config::AcceleratorSpec& a, const KernelMeasurement& r) {
   const double element = dtype_bytes(r.dtype), row_B = static_cast<double>(r.dim) * element;
-  const double lookups = static_cast<double>(r.batch * r.bag);
+  const double lookups = static_cast<double>(r.batch) * static_cast<double>(r.bag);
   EmbeddingAccess table{lookups, row_B, static_cast<double>(r.rows), row_B, IndexDistribution{}};
   const double streamed = lookups * kIndexBytes + static_cast<double>(r.batch) * row_B;  // indices, pooled out
   return embedding_bag_cost(Kernel::make_embedding_bag("gather", {table}, streamed, lookups * static_cast<double>(r.dim), r.dtype), a)
@@ -76,7 +78,10 @@ std::map<std::string, Rows> classes(const config::AcceleratorSpec& a, const Kern
   for (const auto& r : m.rows) {
     std::string name(measurement_kind_name(r.kind));
     if (r.kind == MeasurementKind::Gemm || r.kind == MeasurementKind::Gather) name += " " + std::string(dtype_name(r.dtype));
-    if (r.kind == MeasurementKind::Copy) name += r.bytes <= a.sram_shared_B / 2 ? " inside L2" : " beyond L2";
+    if (r.kind == MeasurementKind::Copy)
+      name += a.sram_shared_B <= 0 || r.bytes > 2 * a.sram_shared_B ? " beyond L2"
+              : r.bytes <= a.sram_shared_B / 2                   ? " inside L2"
+                                                                 : " near the L2 size (not fitted)";
     if (r.kind == MeasurementKind::Attention || r.kind == MeasurementKind::Launch) name += " " + r.pass;
     out[name].push_back(&r);
   }
@@ -125,9 +130,17 @@ AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const Kerne
   const auto fit_one = [&](const std::string& key, double before, const Setter& set, const Rows& rows, double lo,
                            double hi, const std::string& what) {
     if (rows.empty()) return;
+    const double start_misfit = misfit(a, rows);
     const double value = golden_section(a, set, rows, lo, hi);
-    set(a, value);
-    record(key, before, value, rows, what);
+    auto trial = a;
+    set(trial, value);
+    // A flat objective drifts to a bound without improving anything; a bound is no measurement either.
+    const bool improved = misfit(trial, rows) < start_misfit * (1 - kImprovement);
+    const bool at_bound = std::fabs(std::log(value / lo)) < kBoundSlack || std::fabs(std::log(value / hi)) < kBoundSlack;
+    const FitStatus status = !improved ? FitStatus::Insensitive : at_bound ? FitStatus::AtBound : FitStatus::Fitted;
+    if (status == FitStatus::Fitted) set(a, value);
+    record(key, before, status == FitStatus::Insensitive ? before : value, rows, what);
+    fit.values.back().status = status;
   };
   // Replayed from a CUDA graph, an empty kernel costs the device alone; launched eagerly from Python
   // it may cost the host's issue rate instead, which is not the device's per-kernel cost.
@@ -166,7 +179,9 @@ AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const Kerne
     Rows priced;
     for (const auto* r : rows)
       if (predicted_time_s(a, *r) > 0) priced.push_back(r);
-      else fit.skipped.push_back(fmt::format("line {}: {} (the model does not price it here)", r->line, name));
+      else
+        fit.skipped.push_back(fmt::format("line {}: {} (the accelerator has no {} peak)", r->line, name,
+                                          dtype_name(r->dtype)));
     if (priced.empty()) continue;
     const auto before = signed_errors(start, priced), after = signed_errors(a, priced);
     fit.residuals.push_back({name, priced.size(), before.mean, after.mean, after.worst});

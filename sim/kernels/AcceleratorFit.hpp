@@ -15,12 +15,21 @@
 
 namespace clearfog::kernels {
 
+/// How a fit ended. Only a value that improved the rows' misfit, away from the search's bounds, is
+/// a measurement of the key; the others keep (or are reported with) the value they started from.
+enum class FitStatus {
+  Fitted,       // the rows constrain it and the fit moved it
+  Insensitive,  // the rows do not depend on it (no better misfit anywhere): kept as it was
+  AtBound,      // the best value is the search's bound: the model cannot reach the rows this way
+};
+
 struct FittedValue {
   std::string key;         // "gemm.dtype_efficiency.bf16"
   double before = 0;       // SI
-  double after = 0;        // SI
+  double after = 0;        // SI (Insensitive: before)
   std::size_t rows = 0;    // measurements fitted to
   std::string rows_text;   // "24 gemm rows in bf16"
+  FitStatus status = FitStatus::Fitted;
 };
 
 /// The model against one class of measured kernels, before and after the fit.
@@ -43,7 +52,8 @@ struct AcceleratorFit {
 /// the accelerator lacks).
 double predicted_time_s(const config::AcceleratorSpec& accelerator, const KernelMeasurement& row);
 
-/// Fits `start`'s efficiencies to `measurements`; values with no rows to fit keep their value.
+/// Fits `start`'s efficiencies to `measurements`; values with no rows to fit, or whose rows do not
+/// depend on them, keep their value; a fit that ends at a bound keeps it too (FitStatus).
 AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const KernelMeasurements& measurements);
 
 }  // namespace clearfog::kernels

@@ -16,6 +16,8 @@ namespace clearfog::kernels {
 namespace {
 
 constexpr std::size_t kColumns = 18;
+constexpr double kMostCount = 1e12;     // dimensions, rows, batches: far beyond any kernel, and products stay exact
+constexpr double kMostSmall = 1e6;      // heads, sequence, head dimension (int)
 enum Column { kKind, kDtype, kM, kN, kK, kBatch, kHeads, kSeq, kHeadDim, kCausal, kPass, kBytes, kRows, kDim, kBag,
               kKernels, kTime, kHost };
 constexpr std::array<std::string_view, kColumns> kNames = {"kind", "dtype", "m", "n", "k", "batch", "heads", "seq",
@@ -53,10 +55,21 @@ public:
                           quote(s)));
     return v;
   }
-  [[nodiscard]] long long count(Column c) const {
+  /// A whole number from 1 to `most`.
+  [[nodiscard]] long long count(Column c, double most = kMostCount) const {
     const double v = number(c, true);
-    if (v != std::floor(v) || v > 1e15) fail(c, fmt::format("expected a whole number, got {}", quote(cells_[c])));
+    if (v != std::floor(v) || v > most)
+      fail(c, fmt::format("expected a whole number from 1 to {:g}, got {}", most, quote(cells_[c])));
     return static_cast<long long>(v);
+  }
+  /// One of `allowed`.
+  [[nodiscard]] const std::string& one_of(Column c, std::initializer_list<std::string_view> allowed) const {
+    for (auto a : allowed)
+      if (cells_[c] == a) return cells_[c];
+    std::string list;
+    for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    fail(c, fmt::format("expected one of {}{}, got {}", list, c == kKind ? "" : " for a " + cells_[kKind] + " row",
+                        quote(cells_[c])));
   }
   [[nodiscard]] int line() const { return line_; }
 
@@ -75,7 +88,7 @@ DType dtype_of(const Row& row) {
 KernelMeasurement read_row(const Row& row) {
   KernelMeasurement r;
   r.line = row.line();
-  const std::string& kind = row.text(kKind);
+  const std::string& kind = row.one_of(kKind, {"gemm", "copy", "gather", "attention", "launch"});
   r.time_s = row.number(kTime, true);
   if (kind == "gemm") {
     r.kind = MeasurementKind::Gemm;
@@ -83,7 +96,7 @@ KernelMeasurement read_row(const Row& row) {
     r.m = row.count(kM), r.n = row.count(kN), r.k = row.count(kK), r.batch = row.count(kBatch);
   } else if (kind == "copy") {
     r.kind = MeasurementKind::Copy;
-    r.pass = row.text(kPass);
+    r.pass = row.one_of(kPass, {"copy", "triad"});
     r.bytes = row.number(kBytes, true);
   } else if (kind == "gather") {
     r.kind = MeasurementKind::Gather;
@@ -94,18 +107,15 @@ KernelMeasurement read_row(const Row& row) {
     r.kind = MeasurementKind::Attention;
     r.dtype = dtype_of(row);
     r.batch = row.count(kBatch);
-    r.heads = static_cast<int>(row.count(kHeads)), r.seq = static_cast<int>(row.count(kSeq));
-    r.head_dim = static_cast<int>(row.count(kHeadDim));
-    r.causal = row.number(kCausal, false) != 0;
-    r.pass = row.text(kPass);
-    if (r.pass != "fwd" && r.pass != "bwd") row.fail(kPass, fmt::format("expected fwd or bwd, got {}", quote(r.pass)));
-  } else if (kind == "launch") {
+    r.heads = static_cast<int>(row.count(kHeads, kMostSmall)), r.seq = static_cast<int>(row.count(kSeq, kMostSmall));
+    r.head_dim = static_cast<int>(row.count(kHeadDim, kMostSmall));
+    r.causal = row.one_of(kCausal, {"0", "1"}) == "1";
+    r.pass = row.one_of(kPass, {"fwd", "bwd"});
+  } else {
     r.kind = MeasurementKind::Launch;
-    r.pass = row.text(kPass);
+    r.pass = row.one_of(kPass, {"eager", "graph"});
     r.kernels = row.count(kKernels);
     r.host_s = row.number(kHost, false);
-  } else {
-    row.fail(kKind, fmt::format("unknown kind {}; allowed: gemm, copy, gather, attention, launch", quote(kind)));
   }
   return r;
 }
@@ -133,12 +143,13 @@ KernelMeasurements parse_kernel_measurements(const std::string& text, const std:
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     if (line.front() == '#') {
-      if (line.rfind("# gpu:", 0) == 0) out.gpu = line.substr(line.find_first_not_of(' ', 6));
+      if (line.rfind("# gpu:", 0) == 0)
+        if (const auto start = line.find_first_not_of(' ', 6); start != std::string::npos) out.gpu = line.substr(start);
       continue;
     }
     if (!header) {
       if (line != kMeasurementHeader)
-        throw ConfigError({Diagnostic{{name, line_no, 0}, "", fmt::format("expected the header \"{}\" "
+        throw ConfigError({Diagnostic{{name, line_no, 1}, "", fmt::format("expected the header \"{}\" "
                                                                           "(clearfog kernel measurements v1, "
                                                                           "docs/calibration.md)",
                                                                           kMeasurementHeader)}});
@@ -147,7 +158,7 @@ KernelMeasurements parse_kernel_measurements(const std::string& text, const std:
     }
     auto cells = split(line);
     if (cells.size() != kColumns)
-      throw ConfigError({Diagnostic{{name, line_no, 0}, "",
+      throw ConfigError({Diagnostic{{name, line_no, 1}, "",
                                     fmt::format("expected {} comma-separated columns, got {}", kColumns, cells.size())}});
     out.rows.push_back(read_row(Row(std::move(cells), name, line_no)));
   }

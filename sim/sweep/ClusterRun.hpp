@@ -40,15 +40,15 @@ struct ClusterResult {
   std::uint64_t messages = 0;
 };
 
-/// Runs every simulation in forked children (one joint, one per job alone). Throws ConfigError for
-/// a bad file or scenario, SimulationError if a replay deadlocks.
 /// How run_cluster simulates and says what it is doing.
 struct ClusterRunOptions {
   engine::ReplayOptions replay;  // every simulation (max_memory_B: --max-memory)
-  /// Told what is about to be planned or simulated ("job b alone (2 of 3)"); may be empty.
+  /// Told what is about to be planned or simulated ("simulating job b (2 of 3) alone"); may be empty.
   std::function<void(const std::string&)> progress;
 };
 
+/// Runs every simulation in forked children (one joint, one per job alone). Throws ConfigError for
+/// a bad file or scenario, SimulationError if a replay deadlocks, BudgetError over --max-memory.
 ClusterResult run_cluster(const ClusterSpec& spec, const ClusterRunOptions& options = {});
 
 std::string render_cluster_text(const ClusterResult& result);

@@ -48,7 +48,6 @@ ClusterTopology ClusterTopology::build(const config::PlatformSpec& platform) {
   c.platform_ = platform;
   c.node_ = TopologyGraph::build(platform);
   c.node_ring_ = topology::ring_order(c.node_, platform.node);
-  c.families_ = std::make_shared<FamilyCache>();
   c.node_ring_position_.assign(c.node_ring_.size(), 0);
   for (std::size_t i = 0; i < c.node_ring_.size(); ++i)
     c.node_ring_position_[static_cast<std::size_t>(c.node_ring_[i])] = static_cast<int>(i);
@@ -80,6 +79,10 @@ std::vector<int> ClusterTopology::ring_order() const {
 }  // namespace clearfog::topology
 
 namespace clearfog::topology {
+
+std::shared_ptr<ClusterTopology::FamilyCache> ClusterTopology::new_family_cache() {
+  return std::make_shared<FamilyCache>();
+}
 
 const RingFamily& ClusterTopology::ring_family(const std::vector<int>& locals) const {
   std::lock_guard lock(families_->mutex);

@@ -61,7 +61,8 @@ private:
   TopologyGraph node_{NodeLayout{}};
   std::vector<int> node_ring_;
   std::vector<int> node_ring_position_;  // inverse of node_ring_
-  std::shared_ptr<FamilyCache> families_;
+  static std::shared_ptr<FamilyCache> new_family_cache();
+  std::shared_ptr<FamilyCache> families_ = new_family_cache();
 };
 
 }  // namespace clearfog::topology

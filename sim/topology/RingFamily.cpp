@@ -1,6 +1,7 @@
 #include "topology/RingFamily.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <set>
@@ -8,7 +9,7 @@
 namespace clearfog::topology {
 namespace {
 
-// Extensions the search may make at one speed before it keeps what it has (NCCL bounds its own
+// Extensions the search may make over all speeds before it keeps what it has (NCCL bounds its own
 // search by time, NCCL_SEARCH_TIMEOUT): far above what 16 members of the shipped node kinds need.
 constexpr long kFamilySearchBudget = 2'000'000;
 // Charging leaves a link at width - k * speed: compare with a relative tolerance.
@@ -39,7 +40,8 @@ std::vector<int> reversed(const std::vector<int>& ring) {
 /// lexicographic order (a set of rings is found once, not in every order).
 class FamilySearch {
 public:
-  FamilySearch(Widths left, double speed_Bps) : left_(std::move(left)), speed_Bps_(speed_Bps) {}
+  FamilySearch(Widths left, double speed_Bps, long& budget)
+      : left_(std::move(left)), speed_Bps_(speed_Bps), budget_(budget) {}
 
   /// Keeps `ring` among the first rings if the links carry it.
   void try_fix(const std::vector<int>& ring) {
@@ -102,13 +104,13 @@ private:
   double speed_Bps_;
   Rings rings_;
   Rings best_;
-  long budget_ = kFamilySearchBudget;
+  long& budget_;  // shared by the speeds of one family
 };
 
 /// The rings at one speed: the members' own order and its reverse first when they fit (the order
 /// the caller chose stays the first channel's), then, with `search`, as many more as fit.
-Rings rings_at(const Widths& width, double speed_Bps, bool search) {
-  FamilySearch family(width, speed_Bps);
+Rings rings_at(const Widths& width, double speed_Bps, bool search, long& budget) {
+  FamilySearch family(width, speed_Bps, budget);
   std::vector<int> own(width.size());
   std::iota(own.begin(), own.end(), 0);
   family.try_fix(own);
@@ -149,7 +151,8 @@ RingFamily ring_family(const std::vector<std::vector<double>>& width_Bps) {
     double narrowest = width_Bps[n - 1][0];
     for (int i = 0; i + 1 < n; ++i) narrowest = std::min(narrowest, width_Bps[i][i + 1]);
     if (!(narrowest > 0)) return {};
-    return {rings_at(width_Bps, narrowest, false), narrowest};
+    long budget = kFamilySearchBudget;
+    return {rings_at(width_Bps, narrowest, false, budget), narrowest};
   }
   // NCCL tries a ladder of speeds; here every link width and its half (two rings sharing a link
   // each way can beat one).
@@ -158,8 +161,17 @@ RingFamily ring_family(const std::vector<std::vector<double>>& width_Bps) {
     for (double w : row)
       if (w > 0) speeds.insert({w, w / 2});
   RingFamily best;
+  long budget = kFamilySearchBudget;
   for (double speed : speeds) {  // widest first: a tie keeps fewer, faster rings
-    auto rings = rings_at(width_Bps, speed, true);
+    // No more rings than a member has room to send: skip a speed that cannot beat the best found.
+    double room = kMaxFamilyRings;
+    for (const auto& row : width_Bps) {
+      double rings_out = 0;
+      for (double w : row) rings_out += std::floor(w / speed * (1 + kSlack));
+      room = std::min(room, rings_out);
+    }
+    if (room * speed <= static_cast<double>(best.rings.size()) * best.ring_Bps * (1 + kSlack)) continue;
+    auto rings = rings_at(width_Bps, speed, true, budget);
     if (static_cast<double>(rings.size()) * speed > static_cast<double>(best.rings.size()) * best.ring_Bps * (1 + kSlack))
       best = {std::move(rings), speed};
   }

@@ -116,9 +116,28 @@ TEST_CASE("kernels::read_kernel_measurements: malformed files are located errors
   CHECK_THAT(error_of("kind,dtype\n"), Catch::Contains("m.csv:1") && Catch::Contains("expected the header"));
   CHECK_THAT(error_of(header + "gemm,bf16,1,1,1,1,,,,,,,,,,,0,\n"),
              Catch::Contains("m.csv:3") && Catch::Contains("time_s") && Catch::Contains("> 0"));
-  CHECK_THAT(error_of(header + "conv,bf16,1,1,1,1,,,,,,,,,,,1e-3,\n"), Catch::Contains("unknown kind \"conv\""));
+  CHECK_THAT(error_of(header + "conv,bf16,1,1,1,1,,,,,,,,,,,1e-3,\n"),
+             Catch::Contains("kind: expected one of gemm, copy, gather, attention, launch, got \"conv\""));
+  CHECK_THAT(error_of(header + "launch,,,,,,,,,,Graph,,,,,10,1e-6,1e-6\n"),
+             Catch::Contains("expected one of eager, graph for a launch row, got \"Graph\""));
+  CHECK_THAT(error_of(header + "attention,bf16,,,,1,4294967424,128,128,1,fwd,,,,,,1e-3,\n"),
+             Catch::Contains("heads: expected a whole number from 1 to 1e+06"));
+  CHECK(kernels::parse_kernel_measurements("# gpu:\n" + header, "m.csv").gpu.empty());
   CHECK_THAT(error_of(header + "gemm,bf17,1,1,1,1,,,,,,,,,,,1e-3,\n"), Catch::Contains("unknown dtype \"bf17\""));
   CHECK_THAT(error_of(header + "gemm,bf16,1,1\n"), Catch::Contains("expected 18 comma-separated columns, got 4"));
   CHECK_THAT(error_of(header + "gemm,bf16,1.5,1,1,1,,,,,,,,,,,1e-3,\n"), Catch::Contains("whole number"));
   CHECK_THAT(error_of("# only comments\n"), Catch::Contains("no header line"));
+}
+
+TEST_CASE("kernels::fit_accelerator keeps a value its rows do not depend on", "[kernels]") {
+  // A gather from a table the L2 holds (1000 rows of 256 B) never reaches the random-access bandwidth.
+  const std::string csv = "# clearfog kernel measurements v1\n" + std::string(kernels::kMeasurementHeader) +
+                          "\ngather,fp32,,,,65536,,,,,,16777216,1000,64,1,,1e-5,\n";
+  const auto start = shipped_h100();
+  const auto fit = kernels::fit_accelerator(start, kernels::parse_kernel_measurements(csv, "flat.csv"));
+  REQUIRE(fit.values.size() == 1);
+  CHECK(fit.values[0].key == "memory.random_access_efficiency");
+  CHECK(fit.values[0].status == kernels::FitStatus::Insensitive);
+  CHECK(fit.values[0].after == fit.values[0].before);
+  CHECK(fit.fitted.random_access_efficiency == start.random_access_efficiency);
 }
