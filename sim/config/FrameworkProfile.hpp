@@ -63,6 +63,23 @@ struct OptimizerPasses {
   bool fp16_unscale = true;   // with fp16: unscale the gradients and check them for inf/NaN
 };
 
+/// The host thread that issues a rank's kernels (docs/host-time.md). Each kernel costs the host
+/// `*_launch_s` before the device can run it; the host runs ahead of the device except where the
+/// framework copies a device result to the host. All zero: launches are free (the device-side
+/// gap between kernels is the accelerator's kernel.launch_overhead either way).
+struct HostIssue {
+  double forward_launch_s = 0;   // one forward (or recomputed forward, or optimizer) kernel, from Python
+  double backward_launch_s = 0;  // one backward kernel, from the C++ autograd engine
+  /// The passes' kernels are replayed from captured CUDA graphs: one `graph_launch_s` per op
+  /// instead of a launch per kernel (Megatron-core --enable-cuda-graph; MLPerf submissions).
+  bool cuda_graphs = false;
+  double graph_launch_s = 0;     // host time of one cudaGraphLaunch
+  /// MoE token dispatch copies the tokens per expert to the host before each forward all-to-all
+  /// (the send and receive counts): the host waits for the routing kernels there.
+  bool moe_dispatch_sync = false;
+  [[nodiscard]] bool active() const { return forward_launch_s > 0 || backward_launch_s > 0 || graph_launch_s > 0; }
+};
+
 struct FrameworkProfile {
   std::string name;         // "megatron-2021": the spelling of `framework:`
   std::string description;  // one line
@@ -74,6 +91,7 @@ struct FrameworkProfile {
   OptimizerPasses optimizer;
   double host_per_iteration_s = 0;    // host time the GPUs wait for once per iteration (data, logging)
   double host_per_micro_batch_s = 0;  // host time the GPUs wait for per micro-batch and model chunk
+  HostIssue host;                     // kernel launches from the host thread
   /// Time of this stack's kernels relative to the stack the kernel model was calibrated on
   /// (Megatron-LM 2022, Korthikanti et al.): 1 there. A measured figure with its source.
   double kernel_time_factor = 1;

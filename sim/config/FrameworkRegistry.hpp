@@ -30,6 +30,8 @@ FrameworkProfile pytorch_fsdp();
 FrameworkProfile deepspeed();
 FrameworkProfile xla_fused();
 FrameworkProfile mxnet();
+/// The host cost of PyTorch eager mode (PytorchEagerHost.cpp), for the profiles that run it.
+HostIssue pytorch_eager_host();
 }  // namespace frameworks
 
 }  // namespace clearfog::config

@@ -121,6 +121,14 @@ KeyTable make_scenario_table() {
                           "--gradient-accumulation-fusion). false: every micro-batch after the first adds its weight "
                           "gradients to the accumulated ones with separate memory-bound kernels (PyTorch autograd: "
                           "read both, write one, 3e bytes per parameter), as Megatron-LM did in 2021."},
+          {.path = "training.cuda_graphs",
+           .type = KeyType::Bool,
+           .presence = Presence::Derived,
+           .default_text = "the framework's (false for every shipped profile)",
+           .description = "Replay each pass's kernels from captured CUDA graphs: the host pays one graph launch per "
+                          "op instead of one launch per kernel (Megatron-core --cuda-graph-impl, MLPerf "
+                          "submissions; docs/host-time.md). Without a host model (xla-fused, mxnet) it changes "
+                          "nothing."},
           {.path = "training.recompute",
            .type = KeyType::Enum,
            .choices = names(kAllRecomputes, recompute_name),

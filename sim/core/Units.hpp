@@ -7,6 +7,8 @@
 
 namespace clearfog::units {
 
+inline constexpr double kBytesPerGB = 1e9;  // the decimal gigabyte plots use for memory axes
+
 enum class Dimension {
   Dimensionless,  ///< plain number
   Time,           ///< s, ms, us (µs), ns, min, h

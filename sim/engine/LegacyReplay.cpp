@@ -79,7 +79,12 @@ private:
   }
 
   static void run_compute(const Op& op) {
-    if (op.duration_s > 0) sg4::this_actor::execute(op.duration_s * kLegacyHostSpeed);
+    if (op.duration_s <= 0) return;
+    // The host thread's work occupies no device: it must not share the device's speed.
+    if (op.stream == program::Stream::Host)
+      sg4::this_actor::sleep_for(op.duration_s);
+    else
+      sg4::this_actor::execute(op.duration_s * kLegacyHostSpeed);
   }
 
   void run_exchange(const Op& op) const {

@@ -34,6 +34,7 @@ BlockCosts::BlockCosts(const workload::ModelDescription& model, const kernels::K
     for (const auto& s : block.backward)
       p.backward.push_back(price_segment(s, type, PassKind::Backward, block.type + ".backward." + s.name));
     p.selective_s = price(block.selective_recompute, type, PassKind::Recompute, block.type + ".recompute");
+    p.selective_kernels = block.selective_recompute.size();
     pricing_.push_back(std::move(p));
   }
   accumulation_priced_.assign(type_names_.size(), false);
@@ -48,7 +49,11 @@ double BlockCosts::time_of(const std::vector<kernels::Kernel>& kernels, bool wei
 
 PricedSegment BlockCosts::price_segment(const workload::Segment& segment, std::size_t type, PassKind pass,
                                         const std::string& name) {
-  PricedSegment out{segment.name, 0, segment.comm, segment.kernels.size(), {}, 0, {}};
+  PricedSegment out{segment.name, 0, segment.comm, segment.kernels.size(), 0, {}, 0, {}};
+  const auto weight_kernels = [](const std::vector<kernels::Kernel>& ks) {
+    return static_cast<std::size_t>(std::count_if(ks.begin(), ks.end(), [](const auto& k) { return k.weight_gradient; }));
+  };
+  out.weight_kernels = weight_kernels(segment.kernels);
   if (segment.kernels_by_expert_rank.empty()) {
     out.time_s = price(segment.kernels, type, pass, name);
     out.weight_s = time_of(segment.kernels, true);
@@ -62,6 +67,7 @@ PricedSegment BlockCosts::price_segment(const workload::Segment& segment, std::s
     if (out.time_by_expert_rank[j] > out.time_by_expert_rank[busiest]) busiest = j;
   }
   out.kernels = std::max(out.kernels, segment.kernels_by_expert_rank[busiest].size());
+  out.weight_kernels = std::max(out.weight_kernels, weight_kernels(segment.kernels_by_expert_rank[busiest]));
   out.time_s = price(segment.kernels_by_expert_rank[busiest], type, pass, name);
   out.weight_s = out.weight_by_expert_rank[busiest];
   return out;

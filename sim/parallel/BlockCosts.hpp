@@ -17,6 +17,7 @@ struct PricedSegment {
   double time_s = 0;        // the busiest expert rank's where ranks differ
   workload::CommPoint comm;
   std::size_t kernels = 0;  // how many kernels it runs (0: only its collective, if any)
+  std::size_t weight_kernels = 0;  // of them, weight-gradient kernels (Kernel::weight_gradient)
   std::vector<double> time_by_expert_rank;  // expert rank j's time; empty: time_s everywhere
   /// The weight-gradient kernels' part of the time (Kernel::weight_gradient), likewise.
   double weight_s = 0;
@@ -26,6 +27,7 @@ struct PricedSegment {
 struct BlockPricing {
   std::vector<PricedSegment> forward, backward;
   double selective_s = 0;  // the kernels selective recomputation re-runs
+  std::size_t selective_kernels = 0;
   [[nodiscard]] double forward_s() const;
   [[nodiscard]] double backward_s() const;
 };

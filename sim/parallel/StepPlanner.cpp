@@ -96,6 +96,7 @@ StepPlan StepPlanner::plan() {
   reduce_every_pass_ = scenario_.parallelism.zero_stage >= 2 && dp_ > 1;
   gather_parameters_ = scenario_.parallelism.zero_stage >= 3 && dp_ > 1;
   gathers_.emplace(step_.plan, tags_, schedules_, collectives_);
+  host_.emplace(scenario_.framework.host, step_.plan);
   const auto ranks = static_cast<std::size_t>(grid_.size());
   ready_.assign(ranks, {});
   pass_ready_.assign(ranks, {});
@@ -117,6 +118,7 @@ StepPlan StepPlanner::plan() {
   reduce_data_groups();
   sum_tied_copies();
   optimizer_steps();
+  host_->finish();
   sum_figures();
   step_.plan.symmetries = grid_symmetries(grid_, scenario_.parallelism, step_.plan.rank_count());  // engine hint
   return std::move(step_);
@@ -174,6 +176,7 @@ void StepPlanner::price_stages() {
   stage_parameters_.assign(static_cast<std::size_t>(pp_), 0.0);
   std::vector<double> stage_fwd(pp_, 0), stage_bwd(pp_, 0), stage_rec(pp_, 0), stage_wgt(pp_, 0);
   std::vector<std::vector<int>> type_count(pp_, std::vector<int>(costs_.type_count(), 0));
+  stage_tensors_.assign(static_cast<std::size_t>(pp_), 0);
   // Per micro-batch on average: the first micro-batch writes its gradients, the others accumulate.
   const double mean_accumulate = m_ > 1 ? (m_ - 1.0) / m_ : 0.0;
   const bool full = training.recompute == config::Recompute::Full;
@@ -188,6 +191,7 @@ void StepPlanner::price_stages() {
     const bool zero = scenario_.parallelism.zero_stage >= 1;
     for (const auto& p : own_params_[b])
       stage_parameters_[s] += p.elements / (!zero ? 1.0 : p.expert ? static_cast<double>(dp_ / ep_) : dp_);
+    stage_tensors_[s] += own_params_[b].size();
     const double recompute = full && block.checkpointable ? price.forward_s() : selective ? price.selective_s : 0.0;
     stage_fwd[s] += price.forward_s();
     stage_bwd[s] += price.backward_s() + recompute + mean_accumulate * accumulate_s_[b];

@@ -29,6 +29,7 @@
 #include "parallel/DeviceGrid.hpp"
 #include "parallel/GradientBuckets.hpp"
 #include "parallel/GroupCollectives.hpp"
+#include "parallel/HostLaunches.hpp"
 #include "parallel/ParameterGathers.hpp"
 #include "parallel/StagePartition.hpp"
 #include "parallel/StepPlan.hpp"
@@ -129,11 +130,20 @@ private:
   /// ranks differ) and the collectives between them.
   void run_segments(const std::vector<PricedSegment>& segments, program::Category category,
                     const std::string& prefix, const std::vector<double>& extra_s,
-                    BackwardPart part = BackwardPart::Whole);
+                    BackwardPart part = BackwardPart::Whole, std::size_t extra_kernels = 0);
   /// One compute op per member of every replica after its latest op (and, unless told otherwise,
   /// after the ZeRO-3 gather its unit waits for).
+  /// `kernels`: how many kernels each op launches (the host's share, docs/host-time.md).
   void compute(program::Category category, const std::string& name, const std::vector<double>& seconds,
-               bool wait_for_gathers = true);
+               std::size_t kernels, bool wait_for_gathers = true);
+  /// The host launch a collective's first exchange on `rank` waits for, added to `deps`.
+  void launch_collective(int rank, std::vector<program::OpIndex>& deps);
+  /// Kernels of one optimizer step on a device of `stage` (multi-tensor launches).
+  [[nodiscard]] std::size_t optimizer_launches(int stage) const;
+  /// Kernels of a block's pass (the part of a split backward), and of its unfused accumulation.
+  [[nodiscard]] std::size_t pass_kernels(std::size_t block, bool forward, BackwardPart part = BackwardPart::Whole) const;
+  [[nodiscard]] std::size_t segment_kernels(const PricedSegment& segment, BackwardPart part) const;
+  [[nodiscard]] std::size_t accumulate_kernels(std::size_t block, double scale) const;
   void collectives(const std::vector<workload::CommPoint>& points, const std::string& name);
   /// While recording: records `call`, to run on the collective stream of now, and returns true.
   bool record_collective(std::function<void()> call);
@@ -240,6 +250,8 @@ private:
   collectives::TagAllocator tags_;
   collectives::ScheduleCache schedules_;  // lowered collective schedules by shape
   std::optional<ParameterGathers> gathers_;
+  std::optional<HostLaunches> host_;
+  std::vector<std::size_t> stage_tensors_;  // per stage: parameter tensors a device updates
   std::uint64_t p2p_base_ = 0;
   double weight_s_ = 0;  // the busiest stage's weight-gradient time per micro-batch
   int units_ = 0;  // parameter units laid out so far (ZeRO-3 buckets)

@@ -36,6 +36,7 @@ std::vector<workload::CommPoint> merged_points(const std::vector<workload::CommP
       continue;
     }
     same->bytes += p.bytes;
+    same->counts_on_host = same->counts_on_host || p.counts_on_host;
     if (!p.bytes_by_expert_rank.empty() || !same->bytes_by_expert_rank.empty()) {
       auto sum = by_rank(*same);
       const auto more = by_rank(p);
@@ -97,8 +98,10 @@ void StepPlanner::tensor_collective(CollectiveOp op, const workload::CommPoint& 
     request.category = Category::TensorParallelComm;
     request.name = name;
     request.deps.assign(members_[d].size(), {});
-    for (std::size_t i = 0; i < members_[d].size(); ++i)
+    for (std::size_t i = 0; i < members_[d].size(); ++i) {
       if (!last_[d].empty()) request.deps[i] = {last_[d][i]};
+      launch_collective(members_[d][i], request.deps[i]);
+    }
     last_[d] = collectives::append_collective(step_.plan, request, tags_, schedules_);
   }
 }
@@ -124,8 +127,13 @@ void StepPlanner::expert_collective(CollectiveOp op, const workload::CommPoint& 
       request.category = Category::ExpertParallelComm;
       request.name = name;
       request.deps.assign(group.size(), {});
-      for (int j = 0; j < ep_; ++j)
+      for (int j = 0; j < ep_; ++j) {
         if (!last_[first + j].empty()) request.deps[j] = {last_[first + j][t]};
+        // The host reads the sizes the kernels before produced, then launches the exchange.
+        if (point.counts_on_host && scenario_.framework.host.moe_dispatch_sync && !request.deps[j].empty())
+          host_->wait_for(group[j], request.deps[j]);
+        launch_collective(group[j], request.deps[j]);
+      }
       const auto done = collectives::append_collective(step_.plan, request, tags_, schedules_);
       for (int j = 0; j < ep_; ++j) {
         last_[first + j].resize(members_[first + j].size());
@@ -192,7 +200,10 @@ void StepPlanner::send(int s, int d, int direction, int k, int to_chunk, int mb,
     const Stream stream = mode == config::P2pMode::Async         ? p2p_stream(mb, Stream::P2p)
                           : mode == config::P2pMode::AsyncShared ? p2p_stream(mb, Stream::Comm)
                                                                  : Stream::Compute;
-    step_.plan.ranks[members_[d][i]].add_exchange(stream, Category::PipelineComm, name, {transfer}, {}, {last_[d][i]});
+    const OpIndex sent =
+        step_.plan.ranks[members_[d][i]].add_exchange(stream, Category::PipelineComm, name, {transfer}, {}, {last_[d][i]});
+    // torch.cuda.synchronize() after the exchange blocks the host too, until the transfer is done.
+    if (mode == config::P2pMode::Blocking) host_->wait_for(members_[d][i], std::span<const OpIndex>(&sent, 1));
   }
 }
 
@@ -200,12 +211,17 @@ Stream StepPlanner::p2p_stream(int mb, Stream forward_stream) const {
   return placement_.direction_of(mb) == 0 ? forward_stream : Stream::P2pReverse;
 }
 
+void StepPlanner::launch_collective(int rank, std::vector<OpIndex>& deps) {
+  // One NCCL kernel, launched from Python (Megatron's autograd functions, in either pass).
+  if (const auto launched = host_->launch(rank, Category::Forward, 1)) deps.push_back(*launched);
+}
+
 void StepPlanner::host_wait(const std::string& name) {
   const double host_s = scenario_.framework.host_per_micro_batch_s;
   if (host_s <= 0) return;
   // The host prepares the pass (Python, kernel launches, the data-loader's share): the devices
   // of the stage idle for it, on the compute stream, before any parameter gather is waited for.
-  compute(Category::Forward, name, std::vector<double>(static_cast<std::size_t>(dp_), host_s), false);
+  compute(Category::Forward, name, std::vector<double>(static_cast<std::size_t>(dp_), host_s), 0, false);
 }
 
 }  // namespace clearfog::parallel::detail

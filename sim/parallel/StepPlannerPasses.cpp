@@ -135,6 +135,23 @@ void StepPlanner::add_times(std::vector<double>& into, const std::vector<double>
   for (std::size_t d = 0; d < into.size(); ++d) into[d] += scale * more[d];
 }
 
+std::size_t StepPlanner::segment_kernels(const PricedSegment& segment, BackwardPart part) const {
+  // A split backward's W runs the weight-gradient kernels, its B the others.
+  return part == BackwardPart::Whole   ? segment.kernels
+         : part == BackwardPart::Input ? segment.kernels - segment.weight_kernels
+                                       : segment.weight_kernels;
+}
+
+std::size_t StepPlanner::pass_kernels(std::size_t block, bool forward, BackwardPart part) const {
+  std::size_t n = 0;
+  for (const auto& seg : forward ? costs_.of(block).forward : costs_.of(block).backward) n += segment_kernels(seg, part);
+  return n;
+}
+
+std::size_t StepPlanner::accumulate_kernels(std::size_t block, double scale) const {
+  return scale > 0 && accumulate_s_[block] > 0 ? own_params_[block].size() : 0;  // one add per tensor
+}
+
 std::vector<double> StepPlanner::pass_times(std::size_t block, bool forward, BackwardPart part) const {
   std::vector<double> t(static_cast<std::size_t>(dp_), 0.0);
   const auto& price = costs_.of(block);
@@ -152,13 +169,15 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
       double params = 0;
       std::vector<double> seconds(static_cast<std::size_t>(dp_), 0.0);
       std::vector<workload::CommPoint> points;
+      std::size_t kernels = 0;
       for (; e < range.end && model_.blocks[e].checkpointable; ++e) {
         for (const auto& p : own_params_[e]) params += p.elements;
         add_times(seconds, pass_times(e, true));
+        kernels += pass_kernels(e, true);
         for (const auto& seg : costs_.of(e).forward) points.push_back(seg.comm);
       }
       unit(s, params, prefix + ".layers.fwd", [&] {
-        compute(Category::Forward, prefix + ".layers.fwd", seconds);
+        compute(Category::Forward, prefix + ".layers.fwd", seconds, kernels);
         collectives(points, prefix + ".tp.fwd");
       });
       b = e;
@@ -192,7 +211,11 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
       double params = 0;
       std::vector<double> forward_s = zeros, backward_s = zeros, selective_s = zeros;
       std::vector<workload::CommPoint> forward_points, backward_points;
+      std::size_t forward_kernels = 0, backward_kernels = 0, selective_kernels = 0;
       for (std::size_t b = first; b <= last; ++b) {
+        forward_kernels += pass_kernels(b, true);
+        backward_kernels += pass_kernels(b, false, part) + accumulate_kernels(b, accumulating);
+        selective_kernels += costs_.of(b).selective_kernels;
         for (const auto& p : own_params_[b]) params += p.elements;
         const auto& price = costs_.of(b);
         for (const auto& seg : price.forward) forward_points.push_back(seg.comm);
@@ -204,12 +227,12 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
       }
       unit(s, params, prefix + ".layers" + bwd, [&] {
         if (recompute == config::Recompute::Full) {
-          compute(Category::Recompute, prefix + ".layers.recompute", forward_s);
+          compute(Category::Recompute, prefix + ".layers.recompute", forward_s, forward_kernels);
           collectives(forward_points, prefix + ".tp.recompute");
         } else if (recompute == config::Recompute::Selective && selective_s != zeros) {
-          compute(Category::Recompute, prefix + ".layers.recompute", selective_s);
+          compute(Category::Recompute, prefix + ".layers.recompute", selective_s, selective_kernels);
         }
-        compute(Category::Backward, prefix + ".layers" + bwd, backward_s);
+        compute(Category::Backward, prefix + ".layers" + bwd, backward_s, backward_kernels);
         collectives(backward_points, prefix + ".tp.bwd");
         if (gradients_done)
           for (std::size_t b = last + 1; b-- > first;) record_gradients(b, units_);
@@ -227,8 +250,9 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
         run_segments(price.forward, Category::Recompute, name + ".re", zeros);
       else if (const auto selective = selective_times(last);
                recompute == config::Recompute::Selective && selective != zeros)
-        compute(Category::Recompute, name + ".re.core", selective);
-      run_segments(price.backward, Category::Backward, name + bwd, accumulate_times(last, accumulating), part);
+        compute(Category::Recompute, name + ".re.core", selective, price.selective_kernels);
+      run_segments(price.backward, Category::Backward, name + bwd, accumulate_times(last, accumulating), part,
+                   accumulate_kernels(last, accumulating));
       if (gradients_done) record_gradients(last, units_);
     });
     end = last;
@@ -251,14 +275,16 @@ void StepPlanner::weight_chunk(int s, int k, int mb) {
       first = bucket_run_start(first, end - 1);
     }
     std::vector<double> seconds = zeros;
+    std::size_t kernels = 0;
     for (std::size_t b = first; b < end; ++b) {
       add_times(seconds, pass_times(b, false, BackwardPart::Weight));
       add_times(seconds, accumulate_times(b, accumulating));
+      kernels += pass_kernels(b, false, BackwardPart::Weight) + accumulate_kernels(b, accumulating);
     }
     const std::string name =
         end - first > 1 || options_.fuse_chunk_layers ? prefix + ".layers.wgrad"
                                                       : fmt::format("mb{}.{}.wgrad", mb, model_.blocks[first].name);
-    compute(Category::Backward, name, seconds);
+    compute(Category::Backward, name, seconds, kernels);
     for (std::size_t b = end; b-- > first;) record_gradients(b, units_);
     ++units_;
     end = first;
@@ -266,24 +292,27 @@ void StepPlanner::weight_chunk(int s, int k, int mb) {
 }
 
 void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Category category,
-                               const std::string& prefix, const std::vector<double>& extra_s, BackwardPart part) {
+                               const std::string& prefix, const std::vector<double>& extra_s, BackwardPart part,
+                               std::size_t extra_kernels) {
   // Segments run back to back share one compute op until a collective separates them.
   struct Group {
     std::string name;
     std::vector<double> time_s;
-    std::size_t kernels = 0;
+    std::size_t kernels = 0;   // of the segments (what makes a group compute)
+    std::size_t launched = 0;  // of them, the ones this pass runs (a split backward's part)
     const workload::CommPoint* comm = nullptr;
   };
   const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
-  std::vector<Group> groups(1, Group{"", zeros, 0, nullptr});
+  std::vector<Group> groups(1, Group{"", zeros, 0, 0, nullptr});
   for (const auto& seg : segments) {
     auto& g = groups.back();
     if (g.kernels == 0 && seg.kernels > 0) g.name = seg.name;
     add_times(g.time_s, replica_times(seg, part));
     g.kernels += seg.kernels;
+    g.launched += segment_kernels(seg, part);
     if (seg.comm.active()) {
       g.comm = &seg.comm;
-      groups.push_back(Group{"", zeros, 0, nullptr});
+      groups.push_back(Group{"", zeros, 0, 0, nullptr});
     }
   }
   const auto computing = std::count_if(groups.begin(), groups.end(), [](const Group& g) { return g.kernels > 0; });
@@ -298,17 +327,20 @@ void StepPlanner::run_segments(const std::vector<PricedSegment>& segments, Categ
   for (std::size_t i = 0; i < groups.size(); ++i) {
     auto& g = groups[i];
     if (g.kernels > 0) {
-      if (i == last_computing) add_times(g.time_s, extra_s);
-      compute(category, computing > 1 ? prefix + "." + g.name : prefix, g.time_s);
+      if (i == last_computing) {
+        add_times(g.time_s, extra_s);
+        g.launched += extra_kernels;
+      }
+      compute(category, computing > 1 ? prefix + "." + g.name : prefix, g.time_s, g.launched);
     }
     if (g.comm) collectives({*g.comm}, prefix + "." + g.comm->name);
   }
 }
 
 void StepPlanner::compute(Category category, const std::string& name, const std::vector<double>& seconds,
-                          bool wait_for_gathers) {
+                          std::size_t kernels, bool wait_for_gathers) {
   if (recording_) {
-    recording_->push_back({[=, this] { compute(category, name, seconds, wait_for_gathers); }, true});
+    recording_->push_back({[=, this] { compute(category, name, seconds, kernels, wait_for_gathers); }, true});
     return;
   }
   for (int d = 0; d < dp_; ++d) {
@@ -319,6 +351,7 @@ void StepPlanner::compute(Category category, const std::string& name, const std:
       if (!after.empty()) dep.push_back(after[i]);
       const auto gathered = wait_for_gathers ? gathers_->take(members_[d][i]) : std::nullopt;
       if (gathered) dep.push_back(*gathered);
+      if (const auto launched = host_->launch(members_[d][i], category, kernels)) dep.push_back(*launched);
       ops[i] = step_.plan.ranks[members_[d][i]].add_compute(Stream::Compute, category, name, seconds[d], dep);
     }
     after = ops;

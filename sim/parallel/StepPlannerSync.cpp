@@ -3,7 +3,9 @@
 // all-gather of updated parameters), and the figures summed from the priced blocks.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 
 #include "parallel/StepPlanner.hpp"
@@ -138,6 +140,15 @@ void StepPlanner::sum_tied_copies() {
   }
 }
 
+std::size_t StepPlanner::optimizer_launches(int stage) const {
+  // apex / PyTorch multi_tensor_apply: a launch covers at most 36 tensors (Adam's four lists) and
+  // 320 blocks of 65536 elements each (apex csrc/multi_tensor_apply.cuh, FusedAdam's chunk size).
+  constexpr double kTensorsPerLaunch = 36, kElementsPerLaunch = 320.0 * 65536;
+  const double tensors = static_cast<double>(stage_tensors_[static_cast<std::size_t>(stage)]);
+  const double elements = stage_parameters_[static_cast<std::size_t>(stage)];
+  return static_cast<std::size_t>(std::max({1.0, std::ceil(tensors / kTensorsPerLaunch), std::ceil(elements / kElementsPerLaunch)}));
+}
+
 void StepPlanner::optimizer_steps() {
   // The optimizer step, then (ZeRO-1/2) the all-gather of the updated parameter shards; ZeRO-3
   // leaves them sharded until the next step's gathers.
@@ -150,8 +161,13 @@ void StepPlanner::optimizer_steps() {
         const int r = grid_.rank(d, s, t);
         const double optimizer_s =
             scenario_.platform.kind_of_device(r) == 1 ? mixed_optimizer_s_[s] : optimizer_s_[s];
-        opt[r] = step_.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "optimizer", optimizer_s,
-                                                 synced_[r]);
+        std::vector<OpIndex> after = synced_[r];
+        // fp16 loss scaling: the host reads the overflow flag of the reduced gradients
+        // (found_inf.item()) before it launches the update.
+        if (scenario_.training.precision == DType::fp16 && scenario_.framework.optimizer.fp16_unscale)
+          host_->wait_for(r, after);
+        if (const auto launched = host_->launch(r, Category::Optimizer, optimizer_launches(s))) after.push_back(*launched);
+        opt[r] = step_.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "optimizer", optimizer_s, after);
         // Once per iteration the host loads the next batch and logs (FrameworkProfile::host_per_iteration_s).
         if (const double host_s = scenario_.framework.host_per_iteration_s; host_s > 0)
           step_.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "host.iteration", host_s, {opt[r]});

@@ -17,6 +17,7 @@ std::string_view stream_name(Stream s) {
     case Stream::P2p: return "p2p";
     case Stream::P2pReverse: return "p2p-reverse";
     case Stream::Background: return "background";
+    case Stream::Host: return "host";
   }
   return "?";
 }
@@ -32,6 +33,7 @@ std::string_view category_name(Category c) {
     case Category::Recompute: return "recompute";
     case Category::ExpertParallelComm: return "ep_comm";
     case Category::TiedGradientComm: return "tied_comm";
+    case Category::Host: return "host";
   }
   return "?";
 }
@@ -179,8 +181,10 @@ bool RankProgram::same_ops(const RankProgram& other) const {
 
 void RankProgram::scale_compute(double factor) {
   Body& b = writable_body();
+  // A slow device does not slow its host.
   for (Record& r : b.records)
-    if (r.kind == OpKind::Compute) r.seconds = tables_->values.intern(tables_->values.value(r.seconds) * factor);
+    if (r.kind == OpKind::Compute && static_cast<Stream>(r.stream_category >> 4) != Stream::Host)
+      r.seconds = tables_->values.intern(tables_->values.value(r.seconds) * factor);
 }
 
 void RankProgram::share_ops_of(const RankProgram& other) {

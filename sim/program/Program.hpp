@@ -39,8 +39,11 @@ using OpIndex = std::uint32_t;
 /// Background: a lower-priority job's kernels multiplexed on the device (DeepPool): one runs only
 /// while no Compute-stream kernel runs or waits, and a Compute kernel that becomes ready while one
 /// runs waits for it to end (kernels are not preempted). docs/burst-parallelism.md.
-enum class Stream : std::uint8_t { Compute, Comm, Gather, P2p, P2pReverse, Background };
-inline constexpr int kStreamCount = 6;
+/// Host: the rank's CPU thread issuing kernels (eager launches, CUDA-graph replays) and waiting for
+/// the device where the framework copies a result to the host; its ops occupy no device, and a
+/// device op waits for the host op that launched it (docs/host-time.md).
+enum class Stream : std::uint8_t { Compute, Comm, Gather, P2p, P2pReverse, Background, Host };
+inline constexpr int kStreamCount = 7;
 
 enum class OpKind : std::uint8_t { Compute, Exchange };
 
@@ -57,8 +60,9 @@ enum class Category : std::uint8_t {
   ExpertParallelComm,  // MoE token dispatch and combine (all-to-all over the expert group)
   TiedGradientComm,    // the sum of a tied parameter's gradients between the two pipeline stages
                        // holding it (Megatron's embedding-gradient all-reduce), after the dp reduction
+  Host,                // the host issuing kernels or waiting for the device (Stream::Host)
 };
-inline constexpr int kCategoryCount = 9;
+inline constexpr int kCategoryCount = 10;
 
 std::string_view stream_name(Stream s);
 std::string_view category_name(Category c);
@@ -167,7 +171,8 @@ public:
   OpIndex add_exchange(Stream stream, Category category, NameId name, std::span<const Transfer> sends,
                        std::span<const Transfer> recvs, std::span<const OpIndex> deps, double overhead_s);
 
-  /// Multiplies the duration of every compute op by `factor` (a straggler); exchanges keep theirs.
+  /// Multiplies the duration of every device compute op by `factor` (a straggler); exchanges and
+  /// host ops keep theirs.
   void scale_compute(double factor);
 
   // Report API.

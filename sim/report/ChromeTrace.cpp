@@ -28,6 +28,7 @@ std::string thread_name(program::Stream s) {
     case program::Stream::P2p: return "pipeline p2p";
     case program::Stream::P2pReverse: return "pipeline p2p, reverse direction";
     case program::Stream::Background: return "background job";
+    case program::Stream::Host: return "host (kernel launches)";
   }
   return "?";
 }
@@ -114,7 +115,7 @@ nlohmann::ordered_json chrome_trace_json(const program::Plan& plan, const engine
     events.push_back(sort);
     const auto& ops = plan.ranks[r].ops();
     // Compute and comm always; the gather and p2p threads only when used (ZeRO-3, async p2p).
-    std::array<bool, program::kStreamCount> used{true, true, false, false, false, false};
+    std::array<bool, program::kStreamCount> used{true, true, false, false, false, false, false};
     for (const auto& op : ops) used[static_cast<std::size_t>(op.stream)] = true;
     for (int s = 0; s < program::kStreamCount; ++s)
       if (used[static_cast<std::size_t>(s)])

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "report/ComputeBusy.hpp"
+#include "report/HostWaits.hpp"
 
 
 namespace clearfog::report {
@@ -75,6 +76,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   const int device_count = std::min(devices, step.plan.rank_count());
   ComputeBusy busy(step.plan, result);
   double busiest_pp_wait = 0;  // pipeline receive waits of the device with the most compute
+  double busiest_host_wait = 0;  // its waits for host launches
   for (int r = 0; r < device_count; ++r) {
     double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, tied = 0, last_backward_end = 0, optimizer = 0,
            busy_before = 0;
@@ -147,6 +149,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     if (r == 0 || compute > m.compute_busy_s)
       busiest_pp_wait = step.pp > 1 ? pp + drain_after_backward + (m.step_time_s - rank_end) : 0.0;
     if (r == 0 || compute > m.compute_busy_s) {
+      busiest_host_wait = host_wait_s(program, result.ops[r]);
       m.interference_s = slowed;
       m.collective_interference_s = beside_kernels * (1 - 1 / m.collective_interference_factor);
     }
@@ -171,10 +174,11 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
     if (stage < m.stage_busy_s.size()) m.stage_busy_s[stage] = std::max(m.stage_busy_s[stage], compute);
   }
   // With one compute stream, every moment of the step in which the busiest device does not compute
-  // it waits: on pipeline receives (the bubble), or else for communication.
+  // it waits: on pipeline receives (the bubble), for its host's launches, or else for communication.
   m.idle_s = std::max(0.0, m.step_time_s - m.compute_busy_s);
   m.pipeline_wait_s = std::min(m.idle_s, busiest_pp_wait);
-  m.exposed_comm_s = m.idle_s - m.pipeline_wait_s;
+  m.host_bound_s = std::min(m.idle_s - m.pipeline_wait_s, busiest_host_wait);
+  m.exposed_comm_s = m.idle_s - m.pipeline_wait_s - m.host_bound_s;
   // What of the gradient reduction ran while the device still had backward work: the part that is
   // not in the step's tail (tensor-parallel collectives and the bubble are exposed, not hidden).
   m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.dp_exposed_s);

@@ -42,9 +42,10 @@ struct StepMetrics {
   double tied_comm_s = 0;            // sums of tied copies' gradients between two pipeline stages (tied
                                      // embeddings, DualPipe's mirrored chunks), the longest of any device
   // The busiest device's step = its compute busy time + idle_s; idle_s = pipeline_wait_s +
-  // exposed_comm_s (docs/output.md, "Vocabulary").
+  // host_bound_s + exposed_comm_s (docs/output.md, "Vocabulary").
   double idle_s = 0;                 // step time in which the busiest device's compute stream computes nothing
   double pipeline_wait_s = 0;        // of it, waiting on pipeline receives (bubble and stage-to-stage transfers)
+  double host_bound_s = 0;           // waiting for its host to launch the next kernel (docs/host-time.md)
   double exposed_comm_s = 0;         // the rest: waiting for communication (collectives on the compute stream,
                                      // gradient reductions not hidden, collectives a compute op waits for)
   double hidden_comm_s = 0;          // dp_comm_s - dp_exposed_s (>= 0)

@@ -195,6 +195,10 @@ std::string communication_rows(const config::ScenarioSpec& s, const StepMetrics&
                                        "the other stages to finish)",
                                        t(m.pipeline_wait_s), pct(share(m.pipeline_wait_s, m.step_time_s)),
                                        m.busiest_device));
+  if (m.host_bound_s > 0)
+    line("host-bound", fmt::format("{} ({} of the step: the busiest device waits for its host to launch kernels; "
+                                   "docs/host-time.md)",
+                                   t(m.host_bound_s), pct(share(m.host_bound_s, m.step_time_s))));
   return o;
 }
 
@@ -292,7 +296,8 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                   {"busiest_device", m.busiest_device},
                   {"least_busy_s", m.least_busy_s},
                   {"interference_s", m.interference_s},
-                  {"idle_s", m.idle_s}};
+                  {"idle_s", m.idle_s},
+                  {"host_bound_s", m.host_bound_s}};
   j["communication"] = {{"dp_allreduce_s", m.dp_comm_s},
                         {"hidden_s", m.hidden_comm_s},
                         {"exposed_s", m.exposed_comm_s},

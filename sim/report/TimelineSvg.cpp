@@ -63,6 +63,7 @@ std::string category_colour(std::string_view c) {
   if (c == "tp_comm") return "#9d755d";
   if (c == "pp_comm") return "#72b7b2";
   if (c == "tied_comm") return "#eeca3b";
+  if (c == "host") return "#79706e";
   if (c == "idle") return "#eeeeee";
   // Any other category: a fixed colour chosen by its name, so output stays deterministic.
   static constexpr std::array<const char*, 6> kOthers = {"#eeca3b", "#ff9da6", "#bab0ac", "#8cd17d", "#79706e", "#d37295"};
@@ -179,10 +180,15 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
   const int devices = std::min(all_devices, kTimelineMaxDevices);
   const double row_h = row_height(devices);
   const double device_gap = devices <= 16 ? 4 : 2;
-  // One row per stream up to the last one any drawn device uses: no empty gather row without ZeRO-3.
-  int streams = 2;
+  // One row per stream a drawn device uses, compute and comm always: no empty gather row without ZeRO-3.
+  std::array<bool, program::kStreamCount> used{};
+  used[static_cast<std::size_t>(program::Stream::Compute)] = used[static_cast<std::size_t>(program::Stream::Comm)] = true;
   for (int r = 0; r < devices; ++r)
-    for (const auto& op : plan.ranks[r].ops()) streams = std::max(streams, static_cast<int>(op.stream) + 1);
+    for (program::OpIndex i = 0; i < plan.ranks[r].size(); ++i) used[static_cast<std::size_t>(plan.ranks[r].stream(i))] = true;
+  std::vector<int> lanes;
+  for (int s = 0; s < program::kStreamCount; ++s)
+    if (used[static_cast<std::size_t>(s)]) lanes.push_back(s);
+  const int streams = static_cast<int>(lanes.size());
   const double device_h = streams * row_h + device_gap;
   const double plot_w = kWidth - kLabelWidth - kRightMargin;
   const double plot_top = kTitleHeight;
@@ -219,7 +225,7 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
       // class "lane": one per device and stream, counted by the HTML report's script.
       o += fmt::format("<rect class=\"lane\" x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"/>\n",
                        kLabelWidth, y, plot_w, row_h - 0.5, category_colour("idle"));
-      const auto bars = lane_bars(plan, result, waits, {r, s}, x_of, seen_categories);
+      const auto bars = lane_bars(plan, result, waits, {r, lanes[static_cast<std::size_t>(s)]}, x_of, seen_categories);
       for (const auto& b : bars) {
         o += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"", b.x0, y,
                          b.x1 - b.x0, row_h - 0.5, category_colour(b.category));
@@ -231,7 +237,7 @@ std::string timeline_svg(const program::Plan& plan, const engine::SimulationResu
     }
   }
   std::vector<std::string> names;
-  for (int s = 0; s < streams; ++s) names.emplace_back(program::stream_name(static_cast<program::Stream>(s)));
+  for (const int s : lanes) names.emplace_back(program::stream_name(static_cast<program::Stream>(s)));
   if (devices > 0 && streams > 3) {  // too many to fit the label column: a line under the heading
     o += fmt::format("<text x=\"{:.0f}\" y=\"38\" font-size=\"10\" fill=\"#555\">rows of each device, top to "
                      "bottom: {}</text>\n",

@@ -16,7 +16,6 @@ namespace {
 using report::html_escape;
 using Json = nlohmann::ordered_json;
 
-constexpr double kBytesPerGB = 1e9;
 
 /// j[a][b]... as a number; nullopt when a key is missing or not a number.
 std::optional<double> number_at(const Json& j, std::initializer_list<const char*> path) {
@@ -90,13 +89,13 @@ std::string platform_plot(const Json& p) {
       if (const auto capacity = number_at(c, {"memory", "capacity_B"})) capacities.insert(*capacity);
       if (text_at(c, "status") != "ok" || !step || !memory) continue;
       const auto n = [&](const char* k) { const auto v = number_at(c, {k}); return v ? fmt::format("{:g}", *v) : "?"; };
-      points.push_back({*memory / kBytesPerGB, *step,
+      points.push_back({*memory / units::kBytesPerGB, *step,
                         fmt::format("tp {} pp {} dp {} mb {}", n("tp"), n("pp"), n("dp"), n("micro_batch")), false});
     }
   if (points.empty()) return "<p class=\"note\">No configuration of this platform was simulated.</p>\n";
   std::optional<report::XLimit> limit;
   if (capacities.size() == 1)
-    limit = report::XLimit{*capacities.begin() / kBytesPerGB,
+    limit = report::XLimit{*capacities.begin() / units::kBytesPerGB,
                            "capacity " + units::format(*capacities.begin(), units::Dimension::Bytes)};
   return "<div class=\"plot\">" +
          report::pareto_plot_svg(text_at(p, "platform"), "memory per device (GB)", "step time at search fidelity (s)",

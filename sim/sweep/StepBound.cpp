@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "report/HostWaits.hpp"
+
 namespace clearfog::sweep {
 
 std::vector<std::pair<std::string, double>> StepBreakdown::ranked_parts() const {
@@ -10,7 +12,8 @@ std::vector<std::pair<std::string, double>> StepBreakdown::ranked_parts() const 
   std::vector<std::pair<std::string, double>> parts = {{"compute", compute_bound_s / step},
                                                        {"memory bandwidth", memory_bound_s / step},
                                                        {"interconnect", exposed_comm_s / step},
-                                                       {"pipeline bubble", bubble_s / step}};
+                                                       {"pipeline bubble", bubble_s / step},
+                                                       {"host launches", host_bound_s / step}};
   std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   return parts;
 }
@@ -31,7 +34,7 @@ StepBreakdown step_breakdown(const config::ScenarioSpec& scenario, const paralle
   const double memory_share = total > 0 ? memory / total : 0;
 
   // The device with the most compute; its timeline spans the whole step like every device's.
-  double busiest = -1, waits = 0;
+  double busiest = -1, waits = 0, host = 0;
   const int devices = std::min(scenario.platform.device_count(), step.plan.rank_count());
   for (int r = 0; r < devices; ++r) {
     double compute = 0, pipeline = 0;
@@ -46,6 +49,7 @@ StepBreakdown step_breakdown(const config::ScenarioSpec& scenario, const paralle
     if (compute > busiest) {
       busiest = compute;
       waits = pipeline;
+      host = report::host_wait_s(program, simulation.ops[r]);
     }
   }
   StepBreakdown b;
@@ -54,7 +58,8 @@ StepBreakdown step_breakdown(const config::ScenarioSpec& scenario, const paralle
   b.compute_bound_s = compute * (1 - memory_share);
   b.memory_bound_s = compute * memory_share;
   b.bubble_s = std::min(waits, std::max(0.0, b.step_s - compute));
-  b.exposed_comm_s = std::max(0.0, b.step_s - compute - b.bubble_s);
+  b.host_bound_s = std::min(host, std::max(0.0, b.step_s - compute - b.bubble_s));
+  b.exposed_comm_s = std::max(0.0, b.step_s - compute - b.bubble_s - b.host_bound_s);
   const double peak = scenario.platform.accelerator.peak(scenario.training.precision);
   const double compute_time = total - memory;
   b.compute_efficiency = compute_time > 0 && peak > 0 ? compute_flops / compute_time / peak : 0;
@@ -66,6 +71,7 @@ nlohmann::ordered_json breakdown_json(const StepBreakdown& b) {
           {"compute_bound_s", b.compute_bound_s},
           {"memory_bound_s", b.memory_bound_s},
           {"bubble_s", b.bubble_s},
+          {"host_bound_s", b.host_bound_s},
           {"exposed_comm_s", b.exposed_comm_s},
           {"compute_efficiency", b.compute_efficiency},
           {"dominant", b.dominant()}};
@@ -77,6 +83,8 @@ StepBreakdown breakdown_from_json(const nlohmann::ordered_json& j) {
   b.compute_bound_s = j.at("compute_bound_s").get<double>();
   b.memory_bound_s = j.at("memory_bound_s").get<double>();
   b.bubble_s = j.at("bubble_s").get<double>();
+  // Results written before the host model have no host part: none was simulated.
+  b.host_bound_s = j.contains("host_bound_s") ? j.at("host_bound_s").get<double>() : 0.0;
   b.exposed_comm_s = j.at("exposed_comm_s").get<double>();
   b.compute_efficiency = j.at("compute_efficiency").get<double>();
   return b;

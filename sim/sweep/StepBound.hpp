@@ -1,7 +1,8 @@
 #pragma once
 // What bounds a simulated training step. The step of the busiest device (the most compute) splits
-// into four parts that add up to the step time: compute-bound kernels, memory-bandwidth-bound
-// kernels, pipeline waits (bubble and stage-to-stage transfers) and exposed communication (the rest:
+// into five parts that add up to the step time: compute-bound kernels, memory-bandwidth-bound
+// kernels, pipeline waits (bubble and stage-to-stage transfers), waits for the host's kernel
+// launches (docs/host-time.md) and exposed communication (the rest:
 // tensor-parallel collectives on the compute stream, gradient reductions the backward pass did not
 // hide). The largest part is the dominant bound.
 #include <string>
@@ -21,13 +22,14 @@ struct StepBreakdown {
   double compute_bound_s = 0;   // kernels limited by the accelerator's arithmetic peak
   double memory_bound_s = 0;    // kernels limited by a memory level's bandwidth
   double bubble_s = 0;          // compute stream waiting on pipeline receives
-  double exposed_comm_s = 0;    // step - compute - bubble
+  double host_bound_s = 0;      // compute stream waiting for its host to launch the next op
+  double exposed_comm_s = 0;    // step - compute - bubble - host
   /// Achieved FLOP/s of the compute-bound kernels over the peak of the training precision: low
   /// when GEMM tiles fill few of the compute units.
   double compute_efficiency = 0;
 
-  /// (name, share of the step) of the four parts, largest first: "compute", "memory bandwidth",
-  /// "interconnect", "pipeline bubble" (ties keep this order).
+  /// (name, share of the step) of the five parts, largest first: "compute", "memory bandwidth",
+  /// "interconnect", "pipeline bubble", "host launches" (ties keep this order).
   [[nodiscard]] std::vector<std::pair<std::string, double>> ranked_parts() const;
   /// The largest part's name: the dominant bound.
   [[nodiscard]] std::string dominant() const { return ranked_parts().front().first; }

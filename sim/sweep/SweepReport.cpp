@@ -18,7 +18,6 @@ namespace {
 
 using report::html_escape;
 
-constexpr double kBytesPerGB = 1e9;
 
 std::optional<double> number(const PointRecord& p, const char* group, const char* key) {
   if (!p.contains("summary")) return std::nullopt;
@@ -134,7 +133,7 @@ std::string plots_html(const std::string& name, const std::map<int, PointRecord>
 std::optional<report::XLimit> capacity_line(const std::set<double>& capacities) {
   if (capacities.size() != 1) return std::nullopt;
   const double c = *capacities.begin();
-  return report::XLimit{c / kBytesPerGB, "capacity " + units::format(c, units::Dimension::Bytes)};
+  return report::XLimit{c / units::kBytesPerGB, "capacity " + units::format(c, units::Dimension::Bytes)};
 }
 
 /// Step time against memory per device; throughput against devices when the device count varies.
@@ -149,7 +148,7 @@ std::string pareto_html(const std::string& name, const std::map<int, PointRecord
     const auto devices = number(p, nullptr, "devices");
     if ((status != "ok" && status != "oom") || !step || !rate || !memory || !devices) continue;
     const auto label = fmt::format("point {} ({})", id, axes_text(p));
-    scatter_memory.push_back({*memory / kBytesPerGB, *step, label, status == "oom"});
+    scatter_memory.push_back({*memory / units::kBytesPerGB, *step, label, status == "oom"});
     scatter_devices.push_back({*devices, *rate, label, status == "oom"});
     device_counts.insert(*devices);
     if (const auto capacity = number(p, "memory", "capacity_B")) capacities.insert(*capacity);

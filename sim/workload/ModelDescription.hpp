@@ -44,6 +44,10 @@ struct CommPoint {
     int top_k = 0;
   };
   std::optional<Deduplication> dedup;
+  /// The exchange's sizes are read on the host before it is launched (the tokens per expert of a
+  /// forward MoE dispatch): where the framework copies them (HostIssue::moe_dispatch_sync), the
+  /// host waits for the kernels before it.
+  bool counts_on_host = false;
   [[nodiscard]] bool active() const { return !ops.empty(); }
   /// A point named `name` with no collective (yet).
   static CommPoint named(std::string name, double bytes = 0) {

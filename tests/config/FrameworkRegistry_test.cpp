@@ -52,10 +52,19 @@ TEST_CASE("config::FrameworkRegistry: every profile has a unique name, a descrip
   CHECK_THROWS_AS(framework_profile("megatron-1999"), Error);
 }
 
-TEST_CASE("config::FrameworkRegistry: the default profile is clearfog's behaviour before profiles", "[config]") {
+TEST_CASE("config::FrameworkRegistry: the default profile is clearfog's behaviour before profiles, plus host launches",
+          "[config]") {
   // A default-built profile is what code-built scenarios (every planner test) run with; the
-  // default profile must decide exactly the same, so results without `framework:` stay the same.
+  // default profile must decide exactly the same, so results without `framework:` stay the same,
+  // except that its kernels are launched by an eager PyTorch host (docs/host-time.md).
   CHECK(same_behaviour(framework_profile(kDefaultFramework), FrameworkProfile{}));
+  CHECK_FALSE(FrameworkProfile{}.host.active());
+  const auto& host = framework_profile(kDefaultFramework).host;
+  const auto eager = frameworks::pytorch_eager_host();
+  CHECK(host.active());
+  CHECK(host.forward_launch_s == eager.forward_launch_s);
+  CHECK(host.backward_launch_s == eager.backward_launch_s);
+  CHECK_FALSE(host.cuda_graphs);
   const auto s = quickstart();
   CHECK(s.framework.name == kDefaultFramework);
   // The keys the profile now supplies keep their former defaults.

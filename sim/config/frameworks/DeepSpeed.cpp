@@ -16,6 +16,7 @@ FrameworkProfile deepspeed() {
   p.ddp = DdpFlavour::Local;
   p.grad_accumulation_fusion = false;
   p.optimizer = OptimizerPasses{.master_copies = true, .fp16_unscale = true};
+  p.host = pytorch_eager_host();  // kernels launched one by one from Python
   return p;
 }
 

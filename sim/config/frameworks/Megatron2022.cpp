@@ -23,6 +23,7 @@ FrameworkProfile megatron_2022() {
   p.ddp = DdpFlavour::Torch;
   p.grad_accumulation_fusion = true;
   p.optimizer = OptimizerPasses{.master_copies = true, .fp16_unscale = true};  // Float16OptimizerWithFloat16Params
+  p.host = pytorch_eager_host();  // kernels launched one by one from Python
   return p;
 }
 

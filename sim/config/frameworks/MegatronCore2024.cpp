@@ -16,6 +16,7 @@ FrameworkProfile megatron_core_2024() {
   p.ddp = DdpFlavour::Torch;
   p.grad_accumulation_fusion = true;
   p.optimizer = OptimizerPasses{.master_copies = true, .fp16_unscale = true};
+  p.host = pytorch_eager_host();  // kernels launched one by one from Python
   return p;
 }
 

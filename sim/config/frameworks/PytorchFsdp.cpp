@@ -19,6 +19,7 @@ FrameworkProfile pytorch_fsdp() {
   // FSDP keeps the fp32 flat parameters sharded and casts them to bf16 when it gathers them: the
   // optimizer updates the fp32 shard in place, with no copy passes; bf16 needs no loss scaling.
   p.optimizer = OptimizerPasses{.master_copies = false, .fp16_unscale = false};
+  p.host = pytorch_eager_host();  // kernels launched one by one from Python
   return p;
 }
 

@@ -18,6 +18,8 @@ FrameworkProfile xla_fused() {
   p.grad_accumulation_fusion = true;
   // The fp32 weights are cast in the compiled graph; bf16 needs no loss scaling.
   p.optimizer = OptimizerPasses{.master_copies = false, .fp16_unscale = false};
+  // One compiled executable per step: the runtime, not Python, issues its kernels (no host model).
+  p.host = HostIssue{};
   return p;
 }
 

@@ -233,13 +233,17 @@ Block moe_layer_block(const Context& c, int l, int moe_index, ExpertLoad& load) 
   auto experts_bwd = make_segment("experts", {}, expert_tensor_op("tp.rs", o, CollectiveOp::ReduceScatter, routed, h * e));
   experts_bwd.kernels_by_expert_rank = std::move(backward);
 
+  // The forward dispatch's sizes come from this micro-batch's routing; the backward reuses them.
+  auto dispatch = expert_exchange("dispatch", o, routed, shape, h * dispatch_e, false);
+  dispatch.counts_on_host = true;
+
   Block b;
   b.name = fmt::format("L{}", l);
   b.type = "layer.moe";
   // Sequence parallelism (required with tp > 1): the attention output is reduce-scattered into the
   // router's shard, and the layer output all-gathered for the next layer's attention.
   b.forward = {make_segment("attn", c.model.attention_forward(l), tensor_op("tp1", o, CollectiveOp::ReduceScatter, c.activation_B)),
-               make_segment("router", moe.router_forward(), expert_exchange("dispatch", o, routed, shape, h * dispatch_e, false)),
+               make_segment("router", moe.router_forward(), std::move(dispatch)),
                make_segment("shared", {}, shared_op("shared.ag", c, CollectiveOp::AllGather)),
                make_segment("shared", moe.shared_forward(), shared_op("shared.rs", c, CollectiveOp::ReduceScatter)),
                make_segment("experts.in", {}, expert_tensor_op("tp.ag", o, CollectiveOp::AllGather, routed, h * dispatch_e)),
