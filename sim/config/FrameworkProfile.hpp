@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/DType.hpp"
+
 namespace clearfog::config {
 
 /// How pipeline stages exchange activations and gradients.
@@ -51,6 +53,10 @@ struct KernelFusions {
   bool layernorm = true;     // layernorm in one kernel (apex FusedLayerNorm) rather than three passes
   bool attention = false;    // one FlashAttention-style kernel per pass (training.attention: fused)
   bool cross_entropy = false;  // the loss in the logits' dtype in one kernel instead of Megatron's fp32 passes
+  // RMSNorm, the SwiGLU gate and the rotary embedding each in one kernel (Megatron's and Transformer
+  // Engine's fused kernels); false: PyTorch eager ops, one kernel per op, the norm and the rotary
+  // embedding in fp32 (torchtitan without torch.compile; docs/frameworks.md, "Eager pointwise ops")
+  bool pointwise = true;
   // CNNs: batch norm + ReLU, and batch norm + residual add + ReLU, in one cuDNN kernel each
   // (cudnnBatchNormalizationForwardTrainingEx with CUDNN_BATCHNORM_OPS_BN_ACTIVATION or
   // BN_ADD_ACTIVATION, NHWC; the ReLU's gradient from a bitmask instead of its output)
@@ -92,6 +98,9 @@ struct FrameworkProfile {
   double host_per_iteration_s = 0;    // host time the GPUs wait for once per iteration (data, logging)
   double host_per_micro_batch_s = 0;  // host time the GPUs wait for per micro-batch and model chunk
   HostIssue host;                     // kernel launches from the host thread
+  /// The dtype data-parallel gradients are reduced in; none: the training precision (FSDP2's
+  /// MixedPrecisionPolicy reduce_dtype, torchtitan's mixed_precision_reduce float32).
+  std::optional<DType> gradient_reduce_dtype;
   /// Time of this stack's kernels relative to the stack the kernel model was calibrated on
   /// (Megatron-LM 2022, Korthikanti et al.): 1 there. A measured figure with its source.
   double kernel_time_factor = 1;

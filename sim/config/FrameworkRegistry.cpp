@@ -12,6 +12,7 @@ const std::vector<FrameworkProfile>& framework_profiles() {
       frameworks::megatron_2021(),
       frameworks::megatron_core_2024(),
       frameworks::pytorch_fsdp(),
+      frameworks::torchtitan(),
       frameworks::deepspeed(),
       frameworks::xla_fused(),
       frameworks::mxnet(),

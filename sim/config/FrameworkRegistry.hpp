@@ -27,6 +27,7 @@ FrameworkProfile megatron_2021();
 FrameworkProfile megatron_2022();
 FrameworkProfile megatron_core_2024();
 FrameworkProfile pytorch_fsdp();
+FrameworkProfile torchtitan();
 FrameworkProfile deepspeed();
 FrameworkProfile xla_fused();
 FrameworkProfile mxnet();

@@ -16,10 +16,6 @@ namespace {
 constexpr const char* kSendSizes = "comm_send_sizes";
 constexpr const char* kRecvSizes = "comm_recv_sizes";
 
-[[noreturn]] void fail(const ChakraGraph& g, std::size_t i, std::string message) {
-  throw ChakraImportError(g.file().string(), g.where(i), std::move(message));
-}
-
 /// The members as the node lists them (comm_group, else every rank): the order of its sizes.
 std::vector<int> listed_members(const ChakraGraph& g, std::size_t i, int ranks) {
   std::vector<int> members;
@@ -39,13 +35,13 @@ std::optional<std::vector<double>> sizes_by_member(const ChakraGraph& g, std::si
   const auto sizes = int_list_attr(g.node(i), name);
   const auto members = listed_members(g, i, ranks);
   if (!sizes || sizes->size() != members.size())
-    fail(g, i, fmt::format("{} has {} entries for {} members of comm_group; allowed: an int64 list of bytes, one per "
+    g.fail(i, fmt::format("{} has {} entries for {} members of comm_group; allowed: an int64 list of bytes, one per "
                            "member in comm_group's order",
                            name, sizes ? sizes->size() : 0, members.size()));
   std::vector<double> by_member(group.size(), 0.0);
   for (std::size_t k = 0; k < members.size(); ++k) {
     if ((*sizes)[k] < 0)
-      fail(g, i, fmt::format("{} gives {} B for rank {}; allowed: bytes >= 0", name, (*sizes)[k], members[k]));
+      g.fail(i, fmt::format("{} gives {} B for rank {}; allowed: bytes >= 0", name, (*sizes)[k], members[k]));
     const auto at = std::lower_bound(group.begin(), group.end(), members[k]);
     by_member[static_cast<std::size_t>(at - group.begin())] = static_cast<double>((*sizes)[k]);
   }
@@ -62,7 +58,7 @@ void check_receives(const std::vector<ChakraGraph>& ranks, const std::vector<int
     if (!received) continue;
     for (std::size_t i = 0; i < group.size(); ++i)
       if ((*received)[i] != matrix[i][j])
-        fail(g, position,
+        g.fail(position,
              fmt::format("{} expects {} B from rank {}, whose {} sends {} B; allowed: each member's receive size "
                          "equal to its sender's send size",
                          kRecvSizes, (*received)[i], group[i], kSendSizes, matrix[i][j]));
@@ -92,14 +88,14 @@ std::vector<std::vector<double>> all_to_all_v_matrix(const std::vector<ChakraGra
     // Receive sizes alone cannot say who sends them: refuse them rather than import an even split.
     for (const auto& a : arrivals)
       if (find_attr(graph(a).node(a.second), kRecvSizes))
-        fail(graph(a), a.second,
+        graph(a).fail(a.second,
              fmt::format("{} without {} on any member of this all-to-all over ranks [{}]; allowed: send sizes on "
                          "every member (receive sizes optional), or neither (an even all-to-all)",
                          kRecvSizes, kSendSizes, fmt::join(group, ", ")));
     return {};
   }
   if (without)
-    fail(graph(*without), without->second,
+    graph(*without).fail(without->second,
          fmt::format("this all-to-all over ranks [{}] has no {} but {} of {} has; allowed: per-peer sizes on every "
                      "member or on none (an even all-to-all)",
                      fmt::join(group, ", "), kSendSizes, graph(*with).where(with->second),
@@ -111,7 +107,7 @@ std::vector<std::vector<double>> all_to_all_v_matrix(const std::vector<ChakraGra
 void check_no_per_peer_sizes(const ChakraGraph& rank, std::size_t position) {
   for (const char* name : {kSendSizes, kRecvSizes})
     if (find_attr(rank.node(position), name))
-      fail(rank, position,
+      rank.fail(position,
            fmt::format("{} on a collective that is not ALL_TO_ALL; allowed: per-peer sizes on ALL_TO_ALL only", name));
 }
 

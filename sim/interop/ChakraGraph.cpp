@@ -72,4 +72,8 @@ void ChakraGraph::sort_topologically() {
                                       size() - order_.size()));
 }
 
+void ChakraGraph::fail(std::size_t i, std::string message) const {
+  throw ChakraImportError(file_.string(), where(i), std::move(message));
+}
+
 }  // namespace clearfog::interop

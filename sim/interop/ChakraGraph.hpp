@@ -26,6 +26,8 @@ public:
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }
   /// "node <id>", the key of diagnostics about node `i`.
   [[nodiscard]] std::string where(std::size_t i) const;
+  /// Throws ChakraImportError locating `message` at node i of the trace.
+  [[noreturn]] void fail(std::size_t i, std::string message) const;
 
 private:
   void resolve_deps();

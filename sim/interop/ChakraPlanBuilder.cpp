@@ -35,14 +35,10 @@ Category category_of(const Node& node, Category fallback) {
   return fallback;
 }
 
-[[noreturn]] void fail(const ChakraGraph& g, std::size_t i, std::string message) {
-  throw ChakraImportError(g.file().string(), g.where(i), std::move(message));
-}
-
 /// clearfog's collective for the node's comm_type.
 config::CollectiveOp collective_op_of(const ChakraGraph& g, std::size_t i) {
   const auto type = int_attr(g.node(i), "comm_type");
-  if (!type) fail(g, i, "COMM_COLL_NODE without comm_type; allowed: a CollectiveCommType");
+  if (!type) g.fail(i, "COMM_COLL_NODE without comm_type; allowed: a CollectiveCommType");
   switch (*type) {
     case ChakraProtoMsg::ALL_REDUCE: return config::CollectiveOp::AllReduce;
     case ChakraProtoMsg::REDUCE_SCATTER: return config::CollectiveOp::ReduceScatter;
@@ -55,14 +51,14 @@ config::CollectiveOp collective_op_of(const ChakraGraph& g, std::size_t i) {
   const std::string name = ChakraProtoMsg::CollectiveCommType_IsValid(static_cast<int>(*type))
                                ? ChakraProtoMsg::CollectiveCommType_Name(static_cast<int>(*type))
                                : std::to_string(*type);
-  fail(g, i, fmt::format("comm_type {} is not modelled; allowed: ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL, "
+  g.fail(i, fmt::format("comm_type {} is not modelled; allowed: ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER, ALL_TO_ALL, "
                          "BROADCAST, REDUCE",
                          name));
 }
 
 double comm_size_of(const ChakraGraph& g, std::size_t i) {
   const auto bytes = number_attr(g.node(i), "comm_size");
-  if (!bytes || *bytes < 0) fail(g, i, "no comm_size (or a negative one); allowed: the payload in bytes, >= 0");
+  if (!bytes || *bytes < 0) g.fail(i, "no comm_size (or a negative one); allowed: the payload in bytes, >= 0");
   return *bytes;
 }
 
@@ -72,7 +68,7 @@ std::vector<int> group_of(const ChakraGraph& g, std::size_t i, int rank, int ran
   if (const auto listed = int_list_attr(g.node(i), "comm_group")) {
     for (const auto m : *listed) {
       if (m < 0 || m >= ranks)
-        fail(g, i, fmt::format("comm_group names rank {}; allowed: ranks 0 .. {}", m, ranks - 1));
+        g.fail(i, fmt::format("comm_group names rank {}; allowed: ranks 0 .. {}", m, ranks - 1));
       group.push_back(static_cast<int>(m));
     }
   } else {
@@ -80,9 +76,9 @@ std::vector<int> group_of(const ChakraGraph& g, std::size_t i, int rank, int ran
   }
   std::sort(group.begin(), group.end());
   if (std::adjacent_find(group.begin(), group.end()) != group.end())
-    fail(g, i, "comm_group names a rank twice; allowed: each member once");
+    g.fail(i, "comm_group names a rank twice; allowed: each member once");
   if (!std::binary_search(group.begin(), group.end(), rank))
-    fail(g, i, fmt::format("comm_group [{}] does not hold this file's rank {}; allowed: groups the rank belongs to",
+    g.fail(i, fmt::format("comm_group [{}] does not hold this file's rank {}; allowed: groups the rank belongs to",
                            fmt::join(group, ", "), rank));
   return group;
 }
@@ -132,7 +128,7 @@ bool ChakraPlanBuilder::advance(int rank) {
       case ChakraProtoMsg::COMM_COLL_NODE:
         if (!arrive(rank, i)) return progress;
         break;
-      default: fail(g, i, "node type not modelled");  // check_node_types() rejected these first
+      default: g.fail(i, "node type not modelled");  // check_node_types() rejected these first
     }
     progress = true;
   }
@@ -215,7 +211,7 @@ void ChakraPlanBuilder::check_agree(const Meeting& meeting, const std::vector<Ar
     const auto op = collective_op_of(g, p);
     const double bytes = comm_size_of(g, p);
     if (op == op0 && bytes == bytes0) continue;
-    fail(g, p,
+    g.fail(p,
          fmt::format("collective {} over ranks [{}] is {} of {} B here but {} of {} B at {} of {}; allowed: the same "
                      "comm_type and comm_size on every member (collectives over a group match in their order)",
                      meeting.second + 1, fmt::join(meeting.first, ", "), config::collective_op_name(op), bytes,
@@ -232,12 +228,12 @@ void ChakraPlanBuilder::apply_deduplication(const ChakraGraph& g, std::size_t p,
   if (string_attr(node, "algorithm") != "hierarchical") return;
   const double share = number_attr(node, "network_share").value_or(1.0);
   if (!(share > 0 && share <= 1))
-    fail(g, p, fmt::format("network_share must be in (0, 1] (the network bytes per byte its split sends another "
+    g.fail(p, fmt::format("network_share must be in (0, 1] (the network bytes per byte its split sends another "
                            "node), got {}",
                            share));
   const int members = static_cast<int>(request.ranks.size()), per_node = request.ranks_per_node;
   if (per_node <= 0 || per_node >= members || members % per_node != 0)
-    fail(g, p,
+    g.fail(p,
          fmt::format("a hierarchical all-to-all needs a group of whole nodes, several of them, on this platform; "
                      "its {} members are {} per node",
                      members, per_node));
@@ -272,7 +268,7 @@ void ChakraPlanBuilder::report_deadlock() const {
     for (const auto& a : arrivals) missing.erase(a.first);
     const auto& [r, p] = arrivals.front();
     const ChakraGraph& g = ranks_[static_cast<std::size_t>(r)];
-    fail(g, p,
+    g.fail(p,
          fmt::format("collective {} over ranks [{}] is never reached by rank(s) {} (their trace has fewer collectives "
                      "over the group, or waits at another collective first); allowed: the same collectives over a "
                      "group, in the same order, in every member's trace",

@@ -68,6 +68,7 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
       chunks_(0),
       m_(scenario.micro_batches_per_replica()),
       element_B_(dtype_bytes(scenario.training.precision)),
+      gradient_B_(dtype_bytes(scenario.framework.gradient_reduce_dtype.value_or(scenario.training.precision))),
       grid_(scenario.parallelism),
       schedule_(scenario_schedule(scenario)),
       shape_(scenario_pipeline_shape(scenario)),

@@ -242,6 +242,7 @@ private:
   const kernels::KernelCostModel& cost_model_;
   int tp_, pp_, dp_, ep_, v_, chunks_, m_;
   double element_B_;
+  double gradient_B_;  // bytes of a gradient element as the data-parallel reduction moves it
   DeviceGrid grid_;
   const schedule::PipelineScheduleType& schedule_;
   schedule::PipelineShape shape_;

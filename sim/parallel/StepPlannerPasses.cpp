@@ -384,7 +384,7 @@ void StepPlanner::record_gradients(std::size_t block, int unit) {
   // Only the final pass's gradients are reduced, unless every pass reduces its own.
   if (!final_pass_ && !reduce_every_pass_) return;
   const auto& params = own_params_[block];
-  for (const auto& p : params) reduction_packers_[p.expert ? 1 : 0].add({"", p.elements * element_B_, 0});
+  for (const auto& p : params) reduction_packers_[p.expert ? 1 : 0].add({"", p.elements * gradient_B_, 0});
   std::vector<std::string> names;
   names.reserve(params.size());
   for (const auto& p : params) names.push_back(model_.blocks[block].name + "." + p.name);
@@ -393,7 +393,7 @@ void StepPlanner::record_gradients(std::size_t block, int unit) {
     for (std::size_t i = 0; i < members_[d].size(); ++i) {
       for (std::size_t k = 0; k < params.size(); ++k) {
         const auto& p = params[k];
-        const ReadyGradient g{last_[d][i], p.elements * element_B_, names[k], unit, p.expert, p.rows};
+        const ReadyGradient g{last_[d][i], p.elements * gradient_B_, names[k], unit, p.expert, p.rows};
         if (final_pass_) ready_[members_[d][i]].push_back(g);
         if (final_pass_ && compressing()) compress_gradient(members_[d][i], g);
         if (reduce_every_pass_) pass_ready_[members_[d][i]].push_back(g);
@@ -413,7 +413,7 @@ std::size_t StepPlanner::bucket_run_start(std::size_t first, std::size_t last) c
   for (std::size_t b = last + 1; b-- > first;) {
     bool closes = false;
     for (const auto& p : own_params_[b])
-      closes = packers[p.expert ? 1 : 0].add({"", p.elements * element_B_, 0}).has_value() || closes;
+      closes = packers[p.expert ? 1 : 0].add({"", p.elements * gradient_B_, 0}).has_value() || closes;
     if (closes) return b;
   }
   return first;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/Errors.hpp"
+#include "workload/EagerPointwise.hpp"
 #include "workload/TransformerKernelParts.hpp"
 #include "workload/TransformerMla.hpp"
 #include "workload/TransformerMoe.hpp"
@@ -81,7 +82,7 @@ std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
   std::vector<Kernel> k;
   push_norm_forward(k, "ln1", d.N());
   push_linear(k, *this, "qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}, true);
-  if (w.position == PositionKind::Rotary) k.push_back(rotary("rope", d, t));
+  if (w.position == PositionKind::Rotary) push_rotary(k, "rope", d, true);
   if (fused_attention()) {
     // scores, softmax, dropout (mask regenerated from the RNG state) and P.V in one kernel
     k.push_back(Kernel::make_fused_attention("attention", kernels::AttentionShape{d.b * d.a, d.s, d.d, false}, t));
@@ -115,7 +116,7 @@ std::vector<Kernel> TransformerModel::mlp_forward(int layer) const {
   // (read and write the MLP hidden), then the activation runs.
   if (!fusions_.bias_gelu && spec_.bias)
     k.push_back(Kernel::make_memory_bound("fc1_bias", 2 * d.F() * d.e, kAddFlops * d.F(), t));
-  k.push_back(activation_forward(shape.mlp, d, t));
+  push_activation(k, shape.mlp, d, true);
   push_linear(k, *this, "fc2", GemmShape{d.tokens(), d.h, d.f, 1});
   k.push_back(residual_forward("2", d, spec_.dropout, t));
   return k;
@@ -128,7 +129,7 @@ std::vector<Kernel> TransformerModel::mlp_backward(int layer) const {
   std::vector<Kernel> k;
   push_residual_backward(k, "2", d, spec_.dropout, t);
   push_linear_backward(k, *this, "fc2", GemmShape{d.tokens(), d.h, d.f, 1});
-  k.push_back(activation_backward(shape.mlp, d, t));
+  push_activation(k, shape.mlp, d, false);
   // Unfused: the bias gradient is a reduction of the MLP hidden's gradient over the tokens.
   if (!fusions_.bias_gelu && spec_.bias)
     k.push_back(Kernel::make_memory_bound("fc1_bias.bwd", d.F() * d.e, kAddFlops * d.F(), t));
@@ -164,7 +165,7 @@ std::vector<Kernel> TransformerModel::attention_backward(int layer) const {
     k.push_back(Kernel::make_gemm("attn_scores.dq", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
     k.push_back(Kernel::make_gemm("attn_scores.dk", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
   }
-  if (spec_.position == PositionKind::Rotary) k.push_back(rotary("rope.bwd", d, t));
+  if (spec_.position == PositionKind::Rotary) push_rotary(k, "rope.bwd", d, false);
   push_linear_backward(k, *this, "qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1});
   push_norm_backward(k, "ln1", d.N(), true);
   return k;
@@ -303,8 +304,34 @@ double fused_cross_entropy_backward_bytes_per_logit(double e) {
   return 2 * e;
 }
 
+bool TransformerModel::eager_pointwise() const { return !fusions_.pointwise; }
+
+void TransformerModel::push_rotary(std::vector<Kernel>& out, const std::string& name, const Dims& d, bool forward) const {
+  if (!eager_pointwise()) {
+    out.push_back(parts::rotary(name, d, dtype_));
+    return;
+  }
+  const auto ops = forward ? eager_rotary_forward(d.e) : eager_rotary_backward(d.e);
+  for (auto& k : eager_kernels(name, ops, d.Q() + d.KV(), parts::kRotaryFlops, dtype_)) out.push_back(std::move(k));
+}
+
+void TransformerModel::push_activation(std::vector<Kernel>& out, MlpKind mlp, const Dims& d, bool forward) const {
+  if (!eager_pointwise() || mlp != MlpKind::SwiGlu) {
+    out.push_back(forward ? parts::activation_forward(mlp, d, dtype_) : parts::activation_backward(mlp, d, dtype_));
+    return;
+  }
+  const auto ops = forward ? eager_swiglu_forward(d.e) : eager_swiglu_backward(d.e);
+  const double flops = (forward ? 1 : parts::kBackwardFlopsFactor) * (parts::kSiluFlops + parts::kGateFlops);
+  for (auto& k : eager_kernels(forward ? "swiglu" : "swiglu.bwd", ops, d.F(), flops, dtype_)) out.push_back(std::move(k));
+}
+
 void TransformerModel::push_norm_forward(std::vector<Kernel>& out, const std::string& name, double elements) const {
   const double e = dtype_bytes(dtype_);
+  if (eager_pointwise() && spec_.norm == NormKind::RmsNorm) {
+    for (auto& k : eager_kernels(name, eager_rms_norm_forward(e), elements, parts::kRmsNormFlops, dtype_))
+      out.push_back(std::move(k));
+    return;
+  }
   // Unfused (PyTorch's reference layernorm as separate ops): a pass that reads x for the row mean
   // and variance before the normalizing kernel.
   if (!fusions_.layernorm) out.push_back(Kernel::make_memory_bound(name + ".stats", elements * e, 2 * elements, dtype_));
@@ -314,6 +341,12 @@ void TransformerModel::push_norm_forward(std::vector<Kernel>& out, const std::st
 void TransformerModel::push_norm_backward(std::vector<Kernel>& out, const std::string& name, double elements,
                                           bool accumulate_residual) const {
   const double e = dtype_bytes(dtype_);
+  if (eager_pointwise() && spec_.norm == NormKind::RmsNorm) {
+    const double flops = parts::kBackwardFlopsFactor * parts::kRmsNormFlops;
+    for (auto& k : eager_kernels(name + ".bwd", eager_rms_norm_backward(e, accumulate_residual), elements, flops, dtype_))
+      out.push_back(std::move(k));
+    return;
+  }
   // Unfused: the two row reductions of dy and dy*x_hat read dy and x in a pass of their own.
   if (!fusions_.layernorm)
     out.push_back(Kernel::make_memory_bound(name + ".stats.bwd", 2 * elements * e, 3 * elements, dtype_));

@@ -14,6 +14,10 @@
 
 namespace clearfog::workload {
 
+namespace parts {
+struct Dims;
+}  // namespace parts
+
 /// How one layer is split over a tensor-parallel group (Megatron: Shoeybi et al. 2019).
 struct TensorSharding {
   int tp = 1;                      // t: heads, KV heads, MLP hidden and vocabulary split t ways
@@ -119,6 +123,11 @@ private:
   void push_norm_backward(std::vector<kernels::Kernel>& out, const std::string& name, double elements,
                           bool accumulate_residual) const;
   [[nodiscard]] bool fused_attention() const { return attention_ == config::Attention::Fused; }
+  /// PyTorch eager pointwise ops (KernelFusions::pointwise off): the RMSNorm, the SwiGLU gate and
+  /// the rotary embedding as one kernel per op (EagerPointwise.hpp).
+  [[nodiscard]] bool eager_pointwise() const;
+  void push_rotary(std::vector<kernels::Kernel>& out, const std::string& name, const parts::Dims& d, bool forward) const;
+  void push_activation(std::vector<kernels::Kernel>& out, MlpKind mlp, const parts::Dims& d, bool forward) const;
 
   TransformerSpec spec_;
   int micro_batch_;

@@ -125,3 +125,20 @@ TEST_CASE("config::FrameworkRegistry: a scenario runs its platform's framework u
     CHECK_THROWS_AS(quickstart({{"platform.framework", "megatron-1999"}}), ConfigError);
   }
 }
+
+TEST_CASE("config::FrameworkRegistry: torchtitan runs eager pointwise ops and reduces gradients in fp32", "[config]") {
+  // torchtitan's model code and config (docs/frameworks.md): SDPA flash attention, RMSNorm /
+  // SwiGLU / rotary as eager ops, mixed_precision_reduce float32, eager PyTorch's host launches.
+  const auto& t = framework_profile("torchtitan");
+  CHECK(t.fusions.attention);
+  CHECK_FALSE(t.fusions.pointwise);
+  CHECK(t.gradient_reduce_dtype == DType::fp32);
+  CHECK(t.host.forward_launch_s == frameworks::pytorch_eager_host().forward_launch_s);
+  CHECK_FALSE(t.optimizer.master_copies);
+  // Every other shipped profile fuses them and reduces in the training precision.
+  for (const auto& p : framework_profiles()) {
+    if (p.name == "torchtitan") continue;
+    CHECK(p.fusions.pointwise);
+    CHECK_FALSE(p.gradient_reduce_dtype);
+  }
+}

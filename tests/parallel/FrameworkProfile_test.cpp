@@ -130,3 +130,31 @@ TEST_CASE("workload::optimizer_traffic: the copy and unscale passes follow the p
   CHECK(workload::optimizer_traffic(true, DType::fp16, none).bytes_per_parameter == update);
   CHECK(workload::optimizer_traffic(true, DType::bf16, none).bytes_per_parameter == update);
 }
+
+TEST_CASE("parallel::plan_step: a gradient reduce dtype sets the bytes the reduce-scatters move", "[parallel][framework]") {
+  // FSDP2's MixedPrecisionPolicy(reduce_dtype=float32) on bf16 training: every gradient reduced
+  // is 4 bytes an element instead of 2, the parameter all-gathers stay bf16.
+  config::ScenarioSpec s = single_device();
+  s.platform = test::switch_platform(2, kBandwidth_Bps, kLatency_s);
+  s.training.global_batch = 2;
+  s.training.precision = DType::bf16;
+  s.parallelism.dp = 2;
+  s.parallelism.zero_stage = 3;
+  const auto sent = [](const parallel::StepPlan& step, bool reductions) {
+    double total = 0;
+    const auto& p = step.plan.ranks[0];
+    for (program::OpIndex i = 0; i < p.size(); ++i) {
+      if (p.category(i) != program::Category::DataParallelComm) continue;
+      if ((p.stream(i) == program::Stream::Gather) == reductions) continue;
+      for (std::uint32_t t = p.transfer_begin(i); t < p.sends_end(i); ++t) total += p.bytes(t);
+    }
+    return total;
+  };
+  const auto bf16 = test::plan_and_run(s, LayerGemmsOnly{});
+  s.framework.gradient_reduce_dtype = DType::fp32;
+  const auto fp32 = test::plan_and_run(s, LayerGemmsOnly{});
+  CHECK(fp32.step.gradient_bytes == Approx(2 * bf16.step.gradient_bytes).epsilon(1e-12));
+  CHECK(sent(fp32.step, true) == Approx(2 * sent(bf16.step, true)).epsilon(1e-12));
+  CHECK(sent(fp32.step, false) == Approx(sent(bf16.step, false)).epsilon(1e-12));
+  CHECK(sent(bf16.step, false) > 0);
+}

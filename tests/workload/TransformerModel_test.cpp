@@ -265,3 +265,46 @@ TEST_CASE("workload::TransformerModel: rejects impossible shapes", "[workload]")
     CHECK_THROWS_WITH(TransformerModel(w, 0, DType::bf16), Catch::Contains("micro_batch"));
   }
 }
+
+TEST_CASE("workload::TransformerModel: eager pointwise ops move the bytes their op chains do", "[workload]") {
+  // torchtitan's RMSNorm, SwiGLU gate and rotary embedding as PyTorch ops (docs/frameworks.md,
+  // "Eager pointwise ops"): per element, with e = 2 (bf16) and f = 4 (fp32), the norm moves
+  // 4e + 7f forward and 9e + 13f (+ 3e for the residual's gradient sum inside a layer) backward,
+  // the gate 5e and 9e per hidden element, the rotary embedding 2e + 4f each way per q and k element.
+  auto w = small_gpt_shape();
+  w.norm = workload::NormKind::RmsNorm;
+  w.mlp = workload::MlpKind::SwiGlu;
+  w.position = workload::PositionKind::Rotary;
+  w.bias = false;
+  w.dropout = false;
+  config::KernelFusions eager;
+  eager.pointwise = false;
+  const int b = 2;
+  const TransformerModel fused(w, b, DType::bf16, {}, config::Attention::Fused);
+  const TransformerModel model(w, b, DType::bf16, {}, config::Attention::Fused, eager);
+  const double e = 2, f = 4;
+  const double N = static_cast<double>(b) * w.seq_length * w.hidden;  // q and k: N each (no GQA)
+  const double F = static_cast<double>(b) * w.seq_length * w.ffn_hidden;
+  const auto bytes = [](const std::vector<Kernel>& ks) {
+    double total = 0;
+    for (const auto& k : ks)
+      if (k.kind == KernelKind::MemoryBound) total += k.bytes;
+    return total;
+  };
+  // attention forward: one norm and the rotary embedding on q and k; fused: 2e and 2e.
+  const double attn_fwd = bytes(model.attention_forward()) - bytes(fused.attention_forward());
+  CHECK(attn_fwd == Approx((4 * e + 7 * f - 2 * e) * N + (2 * e + 4 * f - 2 * e) * 2 * N).epsilon(1e-12));
+  // MLP forward: one norm and the gate (fused: 3e per hidden element).
+  const double mlp_fwd = bytes(model.mlp_forward()) - bytes(fused.mlp_forward());
+  CHECK(mlp_fwd == Approx((4 * e + 7 * f - 2 * e) * N + (5 * e - 3 * e) * F).epsilon(1e-12));
+  // MLP backward: the gate (fused 5e); attention backward: both norms with the residual's sum
+  // (ln2's at its start, ln1's at its end, where Megatron's backward all-reduces cut the layer;
+  // fused 4e each), the rotary embedding.
+  const double mlp_bwd = bytes(model.mlp_backward()) - bytes(fused.mlp_backward());
+  CHECK(mlp_bwd == Approx((9 * e - 5 * e) * F).epsilon(1e-12));
+  const double attn_bwd = bytes(model.attention_backward()) - bytes(fused.attention_backward());
+  CHECK(attn_bwd ==
+        Approx(2 * (9 * e + 13 * f + 3 * e - 4 * e) * N + (2 * e + 4 * f - 2 * e) * 2 * N).epsilon(1e-12));
+  // One kernel per op: the norm's six forward ops, the gate's two, the rotary embedding's three.
+  CHECK(model.mlp_forward().size() == fused.mlp_forward().size() + 5 + 1);
+}

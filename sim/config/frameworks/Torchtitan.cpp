@@ -1,0 +1,29 @@
+// torchtitan (pytorch/torchtitan) as its performance tables ran it: FSDP2 (fully_shard per
+// transformer block), bf16 parameters with fp32 gradient reduction, eager PyTorch without
+// torch.compile: the stack of shared/reference/torchtitan_h100.md.
+#include "config/FrameworkRegistry.hpp"
+
+namespace clearfog::config::frameworks {
+
+FrameworkProfile torchtitan() {
+  FrameworkProfile p;
+  p.name = "torchtitan";
+  p.description = "torchtitan, eager (no torch.compile): FSDP2, SDPA flash attention, RMSNorm, SwiGLU and rotary "
+                  "embedding as eager ops (norm and rotary in fp32), fp32 loss, gradients reduce-scattered in fp32";
+  p.source = "pytorch/torchtitan models/llama/model.py (RMSNorm _norm(x.float()).type_as(x) * weight, apply_rotary_emb "
+             "via view_as_complex(x.float()), FeedForward w2(F.silu(w1(x)) * w3(x)), cross_entropy on pred.float()); "
+             "config mixed_precision_param bfloat16, mixed_precision_reduce float32; FSDP2 MixedPrecisionPolicy";
+  p.fusions = KernelFusions{.bias_gelu = true, .softmax_mask = true, .layernorm = true, .attention = true,
+                            .cross_entropy = false, .pointwise = false};
+  p.p2p = P2pMode::Async;
+  p.ddp = DdpFlavour::Torch;           // each block's reduce-scatter as its backward ends
+  p.grad_accumulation_fusion = false;  // autograd adds into .grad
+  // fully_shard keeps fp32 sharded parameters, casts them to bf16 when gathering and updates the
+  // fp32 shard in place: no copy passes, no loss scaling in bf16.
+  p.optimizer = OptimizerPasses{.master_copies = false, .fp16_unscale = false};
+  p.gradient_reduce_dtype = DType::fp32;  // MixedPrecisionPolicy(reduce_dtype=float32)
+  p.host = pytorch_eager_host();
+  return p;
+}
+
+}  // namespace clearfog::config::frameworks
