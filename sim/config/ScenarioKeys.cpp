@@ -147,6 +147,15 @@ KeyTable make_scenario_table() {
                           "through memory; fused: one FlashAttention-2-style kernel per pass (Dao 2022, 2023) with "
                           "no s^2 traffic and no s^2 activations (it keeps a logsumexp per row and recomputes the "
                           "scores in backward, so selective recomputation adds nothing)."},
+          {.path = "training.pointwise_fusion",
+           .type = KeyType::Bool,
+           .presence = Presence::Derived,
+           .default_text = "the framework's (false for torchtitan, true otherwise)",
+           .description = "RMSNorm, the SwiGLU gate and the rotary embedding each in one fused kernel (Megatron, "
+                          "Transformer Engine, torch.compile's Inductor). false: PyTorch eager ops, one kernel per "
+                          "op, the norm and the rotary embedding in fp32, as torchtitan runs them without "
+                          "torch.compile (docs/frameworks.md, \"Eager pointwise ops\"). Set true for a "
+                          "torchtitan run with --training.compile."},
           {.path = "training.batchnorm_relu_fusion",
            .type = KeyType::Bool,
            .presence = Presence::Derived,

@@ -292,6 +292,8 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.training.batchnorm_relu_fusion = document.at("training.batchnorm_relu_fusion").is_derived()
                                             ? spec.framework.fusions.batchnorm_relu
                                             : document.get_bool("training.batchnorm_relu_fusion");
+  if (!document.at("training.pointwise_fusion").is_derived())
+    spec.framework.fusions.pointwise = document.get_bool("training.pointwise_fusion");
   if (!document.at("training.cuda_graphs").is_derived())
     spec.framework.host.cuda_graphs = document.get_bool("training.cuda_graphs");
   // The scenario's keys win: the profile the planner reads says what runs.

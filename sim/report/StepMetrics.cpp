@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "report/ComputeBusy.hpp"
-#include "report/HostWaits.hpp"
+#include "report/StreamWaits.hpp"
 
 
 namespace clearfog::report {
@@ -77,6 +77,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   ComputeBusy busy(step.plan, result);
   double busiest_pp_wait = 0;  // pipeline receive waits of the device with the most compute
   double busiest_host_wait = 0;  // its waits for host launches
+  double busiest_gather_wait = 0;  // and for parameter all-gathers
   for (int r = 0; r < device_count; ++r) {
     double compute = 0, comm = 0, tp = 0, ep = 0, pp = 0, tied = 0, last_backward_end = 0, optimizer = 0,
            busy_before = 0;
@@ -150,6 +151,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
       busiest_pp_wait = step.pp > 1 ? pp + drain_after_backward + (m.step_time_s - rank_end) : 0.0;
     if (r == 0 || compute > m.compute_busy_s) {
       busiest_host_wait = host_wait_s(program, result.ops[r]);
+      busiest_gather_wait = stream_wait_s(program, result.ops[r], program::Stream::Gather);
       m.interference_s = slowed;
       m.collective_interference_s = beside_kernels * (1 - 1 / m.collective_interference_factor);
     }
@@ -179,6 +181,7 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
   m.pipeline_wait_s = std::min(m.idle_s, busiest_pp_wait);
   m.host_bound_s = std::min(m.idle_s - m.pipeline_wait_s, busiest_host_wait);
   m.exposed_comm_s = m.idle_s - m.pipeline_wait_s - m.host_bound_s;
+  m.gather_exposed_s = std::min(m.exposed_comm_s, busiest_gather_wait);
   // What of the gradient reduction ran while the device still had backward work: the part that is
   // not in the step's tail (tensor-parallel collectives and the bubble are exposed, not hidden).
   m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.dp_exposed_s);

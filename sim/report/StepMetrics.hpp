@@ -48,6 +48,7 @@ struct StepMetrics {
   double host_bound_s = 0;           // waiting for its host to launch the next kernel (docs/host-time.md)
   double exposed_comm_s = 0;         // the rest: waiting for communication (collectives on the compute stream,
                                      // gradient reductions not hidden, collectives a compute op waits for)
+  double gather_exposed_s = 0;       // of exposed_comm_s, waiting for ZeRO-3 / FSDP parameter all-gathers
   double hidden_comm_s = 0;          // dp_comm_s - dp_exposed_s (>= 0)
   std::size_t buckets = 0;
   double gradient_bytes = 0;         // per replica per iteration

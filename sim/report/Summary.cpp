@@ -186,6 +186,10 @@ std::string communication_rows(const config::ScenarioSpec& s, const StepMetrics&
                                        t(m.tied_comm_s)));
   line("exposed", fmt::format("{} ({} of the step: the busiest device waits for communication)", t(m.exposed_comm_s),
                               pct(share(m.exposed_comm_s, m.step_time_s))));
+  if (s.parallelism.zero_stage >= 3)
+    line("of which gathers", fmt::format("{} (the busiest device waits for parameter all-gathers the previous "
+                                         "unit's compute did not hide)",
+                                         t(m.gather_exposed_s)));
   if (m.collective_interference_factor != 1)
     line("beside kernels", fmt::format("{}: its sending collectives ran {:.3g}x slower while its kernels ran "
                                        "(collectives.interference.memory_share)",
@@ -301,6 +305,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
   j["communication"] = {{"dp_allreduce_s", m.dp_comm_s},
                         {"hidden_s", m.hidden_comm_s},
                         {"exposed_s", m.exposed_comm_s},
+                        {"gather_exposed_s", m.gather_exposed_s},
                         {"pipeline_wait_s", m.pipeline_wait_s},
                         {"interference_s", m.collective_interference_s},
                         {"buckets", m.buckets},

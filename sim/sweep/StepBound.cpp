@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "report/HostWaits.hpp"
+#include "report/StreamWaits.hpp"
 
 namespace clearfog::sweep {
 

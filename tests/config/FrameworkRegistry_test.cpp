@@ -135,6 +135,9 @@ TEST_CASE("config::FrameworkRegistry: torchtitan runs eager pointwise ops and re
   CHECK(t.gradient_reduce_dtype == DType::fp32);
   CHECK(t.host.forward_launch_s == frameworks::pytorch_eager_host().forward_launch_s);
   CHECK_FALSE(t.optimizer.master_copies);
+  // torch.compile's Inductor fuses them: the key overrides the profile.
+  CHECK(quickstart({{"framework", "torchtitan"}, {"training.pointwise_fusion", "true"}}).framework.fusions.pointwise);
+  CHECK_FALSE(quickstart({{"training.pointwise_fusion", "false"}}).framework.fusions.pointwise);
   // Every other shipped profile fuses them and reduces in the training precision.
   for (const auto& p : framework_profiles()) {
     if (p.name == "torchtitan") continue;

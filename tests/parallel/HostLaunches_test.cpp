@@ -10,7 +10,7 @@
 
 #include "engine/ForkedRun.hpp"
 #include "parallel/HostLaunches.hpp"
-#include "report/HostWaits.hpp"
+#include "report/StreamWaits.hpp"
 #include "support/PlanRun.hpp"
 #include "support/TestPlatforms.hpp"
 #include "workload/WorkloadType.hpp"

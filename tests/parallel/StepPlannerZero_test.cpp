@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/StreamWaits.hpp"
 #include "support/StepPlannerScenario.hpp"
 
 using namespace clearfog;
@@ -139,6 +140,10 @@ TEST_CASE("parallel::plan_step: ZeRO-3 gathers hide behind compute on a fast net
     const auto plain = run_zero(s, 0);
     const auto sharded = run_zero(s, 3);
     CHECK(sharded.step_s == Approx(plain.step_s).epsilon(1e-3));
+    // Only the first unit's gather is waited for (nothing runs before it): under 0.1 % of the step.
+    const double waited = report::stream_wait_s(sharded.step.plan.ranks[0], sharded.result.ops[0], program::Stream::Gather);
+    CHECK(waited > 0);
+    CHECK(waited < 1e-3 * sharded.step_s);
   }
   SECTION("slow network: the gathers beyond the compute show") {
     // Bandwidth at which stage 0's all-reduce (2 G (dp-1)/dp) takes as long as the compute C.
@@ -152,6 +157,12 @@ TEST_CASE("parallel::plan_step: ZeRO-3 gathers hide behind compute on a fast net
     // Stage 0 ends by C + its all-reduce at the latest; stage 3 not before its gathers have run.
     CHECK(sharded.step_s >= gathers_s * (1 - 1e-9));
     CHECK(sharded.step_s - plain.step_s >= (gathers_s - compute_s - allreduce_s) * (1 - 1e-9));
+    // The compute stream's waits for gathers are what the gathers add beyond the compute: at least
+    // the gathers' time less the compute's, less what the compute stream waits for otherwise (the
+    // optimizer for the last reduce-scatters: at most one all-reduce's worth).
+    const double waited = report::stream_wait_s(sharded.step.plan.ranks[0], sharded.result.ops[0], program::Stream::Gather);
+    CHECK(waited >= (gathers_s - compute_s - allreduce_s) * (1 - 1e-9));
+    CHECK(waited <= sharded.step_s - compute_s);
 
     // Op timings on device 0: a unit computes after its gather; the gather of unit u starts after the
     // compute of unit u-2 (two buffers) and, prefetched, some start before unit u-1 has ended.
