@@ -110,6 +110,22 @@ void check_parallel_layout(const ConfigDocument& doc, std::vector<Diagnostic>& o
   const std::int64_t v = int_or(doc, "parallelism.virtual_stages", 1);
   if (const ConfigValue* zero = doc.find("parallelism.zero_stage"); zero && zero->as_integer() > 3)
     report(doc, "parallelism.zero_stage", fmt::format("must be 0, 1, 2 or 3, got {}", zero->as_integer()), out);
+  if (const ConfigValue* group = used(doc, "parallelism.shard_group"); group && !group->is_derived()) {
+    const std::int64_t g = group->as_integer();
+    const std::int64_t zero = int_or(doc, "parallelism.zero_stage", 0);
+    if (g > 0 && dp % g != 0)
+      report_at(*group, fmt::format("must divide parallelism.dp ({}), got {}; allowed: a divisor of dp", dp, g), out);
+    else if (g > 0 && g < dp && zero < 1)
+      report_at(*group,
+                fmt::format("shards over groups of {} of the {} replicas, but parallelism.zero_stage is 0 (nothing is "
+                            "sharded); allowed: zero_stage 1 to 3, or shard_group {}",
+                            g, dp, dp),
+                out);
+    else if (g > 0 && g < dp && int_or(doc, "parallelism.ep", 1) > 1)
+      report_at(*group, "hybrid sharding with expert parallelism (ep > 1) is not modelled; allowed: shard_group "
+                        "equal to dp, or ep 1",
+                out);
+  }
   if (doc.find("parallelism.order")) {
     const auto names = doc.get_string_list("parallelism.order");
     std::vector<std::string> sorted = names;

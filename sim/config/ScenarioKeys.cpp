@@ -279,6 +279,17 @@ KeyTable make_scenario_table() {
                           "micro-batch's backward); 3 + parameters (FULL_SHARD: each layer's parameters "
                           "all-gathered before its forward and again before its backward, prefetched one layer "
                           "ahead on a gather stream; no all-gather after the optimizer)."},
+          {.path = "parallelism.shard_group",
+           .type = KeyType::Integer,
+           .presence = Presence::Derived,
+           .default_text = "parallelism.dp (shard over the whole data group)",
+           .constraint = Constraint::Positive,
+           .counts = "replica",
+           .description = "With zero_stage >= 1: shard over groups of this many consecutive data-parallel replicas "
+                          "and replicate across the groups (PyTorch FSDP HYBRID_SHARD, FSDP2 HSDP): parameter "
+                          "all-gathers and gradient reduce-scatters stay inside a group, then each shard's "
+                          "gradient is all-reduced over the replicas holding it. Must divide dp; dp: plain "
+                          "ZeRO / FULL_SHARD over the whole data group."},
           {.path = "parallelism.ep",
            .type = KeyType::Integer,
            .presence = Presence::Defaulted,

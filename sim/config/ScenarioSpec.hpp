@@ -218,6 +218,11 @@ struct ParallelismSpec {
   bool scatter_gather = true;       // inter-stage activations sent as 1/tp slices (Megatron SC21 §4.1)
   int ep = 1;                       // expert parallelism: experts split over ep consecutive replicas
   int zero_stage = 0;               // 0 none, 1 optimizer, 2 + gradients, 3 + parameters (FSDP)
+  /// ZeRO / FSDP shard over groups of this many data-parallel replicas (consecutive data indices)
+  /// and replicate across them (FSDP HYBRID_SHARD, HSDP); 0: the whole data group.
+  int shard_group = 0;
+  [[nodiscard]] int shard_degree() const { return shard_group > 0 ? shard_group : dp; }
+  [[nodiscard]] bool hybrid_sharding() const { return zero_stage >= 1 && shard_degree() < dp; }
   /// Rank = sum over axes of index * stride, order[0] varying fastest.
   std::array<ParallelAxis, 3> order = {ParallelAxis::Tensor, ParallelAxis::Pipeline, ParallelAxis::Data};
 };

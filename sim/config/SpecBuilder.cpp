@@ -280,6 +280,9 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.parallelism.dp = document.get_int("parallelism.dp");
   spec.parallelism.tp = document.get_int("parallelism.tp");
   spec.parallelism.pp = document.get_int("parallelism.pp");
+  spec.parallelism.shard_group = document.at("parallelism.shard_group").is_derived()
+                                     ? 0
+                                     : document.get_int("parallelism.shard_group");
   spec.training.recompute = enum_value<Recompute>(document, "training.recompute", parse_recompute);
   spec.training.grad_compression.method = document.get_string("training.grad_compression.method");
   spec.training.grad_compression.rank = document.get_int("training.grad_compression.rank");

@@ -138,7 +138,7 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
         chunk_activation[c] += model.blocks[b].saved_activation_B[policy];
     }
     const ModelStates dense =
-        model_state_bytes(parameters[s], training.precision, training.optimizer, par.zero_stage, par.dp);
+        model_state_bytes(parameters[s], training.precision, training.optimizer, par.zero_stage, par.shard_degree());
     const ModelStates experts = model_state_bytes(expert_parameters[s], training.precision, training.optimizer,
                                                   par.zero_stage, par.dp / par.ep);
     const ModelStates states{dense.weights_B + experts.weights_B, dense.gradients_B + experts.gradients_B,

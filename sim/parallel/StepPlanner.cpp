@@ -67,6 +67,7 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
       v_(scenario.parallelism.virtual_stages),
       chunks_(0),
       m_(scenario.micro_batches_per_replica()),
+      shard_(scenario.parallelism.zero_stage >= 1 ? scenario.parallelism.shard_degree() : scenario.parallelism.dp),
       element_B_(dtype_bytes(scenario.training.precision)),
       gradient_B_(dtype_bytes(scenario.framework.gradient_reduce_dtype.value_or(scenario.training.precision))),
       grid_(scenario.parallelism),
@@ -191,7 +192,7 @@ void StepPlanner::price_stages() {
     // group by ZeRO, experts' over the expert-data group.
     const bool zero = scenario_.parallelism.zero_stage >= 1;
     for (const auto& p : own_params_[b])
-      stage_parameters_[s] += p.elements / (!zero ? 1.0 : p.expert ? static_cast<double>(dp_ / ep_) : dp_);
+      stage_parameters_[s] += p.elements / (!zero ? 1.0 : p.expert ? static_cast<double>(dp_ / ep_) : shard_);
     stage_tensors_[s] += own_params_[b].size();
     const double recompute = full && block.checkpointable ? price.forward_s() : selective ? price.selective_s : 0.0;
     stage_fwd[s] += price.forward_s();

@@ -187,6 +187,14 @@ private:
   void reduce_gradients(const std::vector<int>& group, const std::vector<std::vector<ReadyGradient>>& lists,
                         bool expert, const std::string& label);
   void reduce_pass_gradients(int stage, const std::string& label);
+  /// `group`'s members cut into shard groups (parallelism.shard_group; one group without hybrid sharding).
+  [[nodiscard]] std::vector<std::vector<int>> shard_groups(const std::vector<int>& group) const;
+  /// A data-parallel collective over `group` on the communication stream, per shard group; a
+  /// hybrid-sharded reduce-scatter is followed by the all-reduce of each shard over its replicas.
+  /// Returns each member's last op.
+  std::vector<program::OpIndex> data_collective(config::CollectiveOp op, const std::vector<int>& group, double bytes,
+                                                std::vector<std::vector<program::OpIndex>> deps,
+                                                const std::string& name);
   [[nodiscard]] std::vector<GradientBucket> buckets_of(const std::vector<ReadyGradient>& list) const;
   void reduce_data_groups();
   // Gradient compression (StepPlannerCompression.cpp): each bucket is packed as the last
@@ -241,6 +249,7 @@ private:
   BlockCosts costs_;
   const kernels::KernelCostModel& cost_model_;
   int tp_, pp_, dp_, ep_, v_, chunks_, m_;
+  int shard_;  // ZeRO / FSDP shard degree: dp, or parallelism.shard_group under hybrid sharding
   double element_B_;
   double gradient_B_;  // bytes of a gradient element as the data-parallel reduction moves it
   DeviceGrid grid_;

@@ -363,8 +363,12 @@ void StepPlanner::unit(int s, double device_params, const std::string& name, con
   // One unit of parameters (a block or a fused run of them) on every replica: under ZeRO-3 each
   // data group first gathers its parameters and the unit's first compute op waits for them.
   if (gather_parameters_)
-    for (int t = 0; t < tp_; ++t)
-      gathers_->gather(grid_.data_group(s, t), device_params * element_B_, fmt::format("{}.t{}.gather", name, t));
+    for (int t = 0; t < tp_; ++t) {
+      const auto groups = shard_groups(grid_.data_group(s, t));
+      for (std::size_t k = 0; k < groups.size(); ++k)
+        gathers_->gather(groups[k], device_params * element_B_,
+                         groups.size() > 1 ? fmt::format("{}.t{}.g{}.gather", name, t, k) : fmt::format("{}.t{}.gather", name, t));
+    }
   ops();
   ++units_;
   if (gather_parameters_)

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "parallel/StepPlanner.hpp"
 
@@ -72,19 +73,59 @@ void StepPlanner::reduce_gradients(const std::vector<int>& group, const std::vec
   for (int r : group) member_lists.push_back(of_kind(lists[r], expert));
   const auto buckets = buckets_of(member_lists.front());
   for (std::size_t b = 0; b < buckets.size(); ++b) {
-    auto request = collectives_.request(op, group, buckets[b].bytes);
-    request.stream = Stream::Comm;
-    request.category = Category::DataParallelComm;
-    request.name = fmt::format("{}{}.{}.b{}", label, expert ? ".experts" : "", config::collective_op_name(op), b);
-    request.deps.assign(group.size(), {});
+    std::vector<std::vector<OpIndex>> deps(group.size());
     const auto slot = static_cast<std::size_t>(buckets[b].ready_slot);
     for (std::size_t i = 0; i < group.size(); ++i)
-      request.deps[i] = scenario_.training.overlap_grad_reduce ? std::vector<OpIndex>{member_lists[i][slot].op}
-                                                               : last_backward_[group[i]];
-    const auto reduced = collectives::append_collective(step_.plan, request, tags_, schedules_);
+      deps[i] = scenario_.training.overlap_grad_reduce ? std::vector<OpIndex>{member_lists[i][slot].op}
+                                                       : last_backward_[group[i]];
+    const auto reduced =
+        data_collective(op, group, buckets[b].bytes, std::move(deps),
+                        fmt::format("{}{}.{}.b{}", label, expert ? ".experts" : "", config::collective_op_name(op), b));
     if (b + 1 == buckets.size())
       for (std::size_t i = 0; i < group.size(); ++i) synced_[group[i]].push_back(reduced[i]);
   }
+}
+
+std::vector<std::vector<int>> StepPlanner::shard_groups(const std::vector<int>& group) const {
+  // Hybrid sharding: consecutive data indices form a shard group (a node, where dp is the fastest
+  // axis after tp), as FSDP's HYBRID_SHARD puts each node's ranks in one.
+  const auto g = static_cast<std::size_t>(std::min<int>(shard_, static_cast<int>(group.size())));
+  std::vector<std::vector<int>> out;
+  for (std::size_t k = 0; k < group.size(); k += g) out.emplace_back(group.begin() + k, group.begin() + k + g);
+  return out;
+}
+
+std::vector<OpIndex> StepPlanner::data_collective(CollectiveOp op, const std::vector<int>& group, double bytes,
+                                                  std::vector<std::vector<OpIndex>> deps, const std::string& name) {
+  // Over each shard group; under hybrid sharding a reduce-scatter's shards are then all-reduced
+  // over the replicas holding the same shard (the members at the same place in every group).
+  const auto g = static_cast<std::size_t>(std::min<int>(shard_, static_cast<int>(group.size())));
+  std::vector<OpIndex> done(group.size());
+  const auto append = [&](CollectiveOp o, const std::vector<std::size_t>& at, double b, const std::string& n) {
+    std::vector<int> members;
+    for (const auto i : at) members.push_back(group[i]);
+    auto request = collectives_.request(o, members, b);
+    request.stream = Stream::Comm;
+    request.category = Category::DataParallelComm;
+    request.name = n;
+    request.deps.clear();
+    for (const auto i : at) request.deps.push_back(deps[i]);
+    const auto ops = collectives::append_collective(step_.plan, request, tags_, schedules_);
+    for (std::size_t k = 0; k < at.size(); ++k) done[at[k]] = ops[k];
+  };
+  for (std::size_t first = 0; first < group.size(); first += g) {
+    std::vector<std::size_t> at(g);
+    std::iota(at.begin(), at.end(), first);
+    append(op, at, bytes, g < group.size() ? fmt::format("{}.g{}", name, first / g) : name);
+  }
+  if (g == group.size() || op != CollectiveOp::ReduceScatter) return done;
+  for (std::size_t i = 0; i < group.size(); ++i) deps[i] = {done[i]};
+  for (std::size_t j = 0; j < g; ++j) {
+    std::vector<std::size_t> at;
+    for (std::size_t i = j; i < group.size(); i += g) at.push_back(i);
+    append(CollectiveOp::AllReduce, at, bytes / static_cast<double>(g), fmt::format("{}.replicas{}", name, j));
+  }
+  return done;
 }
 
 void StepPlanner::reduce_pass_gradients(int s, const std::string& label) {
@@ -115,7 +156,7 @@ void StepPlanner::sum_tied_copies() {
   // data-parallel reduction the two copies' gradients are summed, per tensor rank; with sharded
   // gradients (ZeRO-2/3) only the rank's 1/dp share exists and is summed.
   for (const auto& tied : tied_) {
-    const double bytes = tied.elements * element_B_ / (reduce_every_pass_ ? dp_ : 1);
+    const double bytes = tied.elements * element_B_ / (reduce_every_pass_ ? shard_ : 1);
     for (int d = 0; d < dp_; ++d) {
       for (int t = 0; t < tp_; ++t) {
         const std::vector<int> pair = {grid_.rank(d, tied.origin_stage, t), grid_.rank(d, tied.copy_stage, t)};
@@ -176,13 +217,11 @@ void StepPlanner::optimizer_steps() {
       for (const auto& [group, expert] : reduction_groups(s, t)) {
         const auto buckets = buckets_of(of_kind(ready_[group.front()], expert));
         for (std::size_t b = 0; b < buckets.size(); ++b) {
-          auto request = collectives_.request(CollectiveOp::AllGather, group, buckets[b].bytes);
-          request.stream = Stream::Comm;
-          request.category = Category::DataParallelComm;
-          request.name = fmt::format("s{}.t{}{}.allgather.b{}", s, t, expert ? ".experts" : "", b);
-          request.deps.assign(group.size(), {});
-          for (std::size_t i = 0; i < group.size(); ++i) request.deps[i] = {opt[group[i]]};
-          collectives::append_collective(step_.plan, request, tags_, schedules_);
+          std::vector<std::vector<OpIndex>> deps;
+          for (const int r : group) deps.push_back({opt[r]});
+          // The updated parameters in the training precision (the buckets count gradient bytes).
+          data_collective(CollectiveOp::AllGather, group, buckets[b].bytes * element_B_ / gradient_B_, std::move(deps),
+                          fmt::format("s{}.t{}{}.allgather.b{}", s, t, expert ? ".experts" : "", b));
         }
       }
     }

@@ -170,9 +170,15 @@ std::string communication_rows(const config::ScenarioSpec& s, const StepMetrics&
   } else {
     // ZeRO: the data-parallel time also holds the parameter all-gathers (docs/parallelism.md).
     const int zero = s.parallelism.zero_stage;
+    const auto& par = s.parallelism;
+    const std::string hybrid =
+        par.hybrid_sharding() ? fmt::format(" within groups of {} replicas, each shard then all-reduced over the {} "
+                                            "groups (hybrid sharding)",
+                                            par.shard_degree(), par.dp / par.shard_degree())
+                              : std::string();
     line("data-parallel comm",
-         fmt::format("{}: {} gradient buckets ({}) reduce-scattered {}, {}; {} of gradients", t(m.dp_comm_s),
-                     m.buckets, bucket_text(s, m), zero >= 2 ? "every micro-batch" : "once",
+         fmt::format("{}: {} gradient buckets ({}) reduce-scattered {}{}, {}; {} of gradients", t(m.dp_comm_s),
+                     m.buckets, bucket_text(s, m), zero >= 2 ? "every micro-batch" : "once", hybrid,
                      zero >= 3 ? "parameters all-gathered per layer in forward and backward"
                                : "updated parameters all-gathered",
                      bytes(m.gradient_bytes)));
@@ -317,6 +323,7 @@ nlohmann::ordered_json summary_json(const config::ScenarioSpec& s, const StepMet
                    {"virtual_stages", s.parallelism.virtual_stages},
                    {"schedule", s.parallelism.schedule},
                    {"zero_stage", s.parallelism.zero_stage},
+                   {"shard_group", s.parallelism.shard_degree()},
                    {"recompute", config::recompute_name(s.training.recompute)},
                    {"megatron_tflops_per_gpu", m.megatron_tflops_per_gpu / 1e12},
                    {"hardware_flops_per_step", m.hardware_flops},

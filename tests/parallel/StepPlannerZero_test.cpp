@@ -199,3 +199,41 @@ TEST_CASE("parallel::plan_step: ZeRO-3 gathers hide behind compute on a fast net
     CHECK(prefetched > 0);
   }
 }
+
+TEST_CASE("parallel::plan_step: hybrid sharding gathers and reduce-scatters inside shard groups, all-reduces across",
+          "[parallel][zero]") {
+  // FSDP HYBRID_SHARD: dp 4 as two shard groups of 2 (data indices {0,1} and {2,3}). Every gather
+  // and reduce-scatter runs over one shard group; each reduce-scatter's shard (bytes / 2) is then
+  // all-reduced over the replicas holding it ({0,2} and {1,3}). The optimizer updates 1/2 of the
+  // parameters, not 1/4.
+  const int dp = 4, m = 2, g = 2;
+  auto s = scenario(1, 1, dp, m);
+  s.parallelism.zero_stage = 3;
+  s.parallelism.shard_group = g;
+  std::vector<Requested> log;
+  const auto step = parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(dp, log));
+  const parallel::DeviceGrid grid(s.parallelism);
+  const auto data = grid.data_group(0, 0);
+  const std::vector<int> shard0 = {data[0], data[1]}, shard1 = {data[2], data[3]};
+  const std::vector<int> replicas0 = {data[0], data[2]}, replicas1 = {data[1], data[3]};
+  const int units = gpt(s).layers + 2;
+  for (const auto& shard : {shard0, shard1}) {
+    const auto [gathers, gathered_B] = requested(log, config::CollectiveOp::AllGather, shard);
+    CHECK(gathers == 2 * m * units);
+    CHECK(gathered_B == Approx(2 * m * stage_parameters(s, 0) * 2));  // bf16, whole units
+    const auto [scatters, scattered_B] = requested(log, config::CollectiveOp::ReduceScatter, shard);
+    CHECK(scatters > 0);
+    CHECK(scattered_B == Approx(m * stage_parameters(s, 0) * 2));  // every micro-batch's gradients
+  }
+  for (const auto& replicas : {replicas0, replicas1}) {
+    const auto [reduces, reduced_B] = requested(log, config::CollectiveOp::AllReduce, replicas);
+    CHECK(reduces == requested(log, config::CollectiveOp::ReduceScatter, shard0).first);
+    CHECK(reduced_B == Approx(m * stage_parameters(s, 0) * 2 / g));
+  }
+  CHECK(requested(log, config::CollectiveOp::AllGather, data).first == 0);
+  CHECK(requested(log, config::CollectiveOp::ReduceScatter, data).first == 0);
+  // Memory: the optimizer states are sharded 2 ways, twice what plain ZeRO-3 over 4 keeps.
+  auto plain = s;
+  plain.parallelism.shard_group = 0;
+  CHECK(parallel::estimate_memory(s).optimizer_B == Approx(2 * parallel::estimate_memory(plain).optimizer_B));
+}
