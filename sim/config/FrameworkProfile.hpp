@@ -86,6 +86,17 @@ struct HostIssue {
   [[nodiscard]] bool active() const { return forward_launch_s > 0 || backward_launch_s > 0 || graph_launch_s > 0; }
 };
 
+/// How a ZeRO-3 / FSDP stack gathers a unit's parameters (docs/parallelism.md).
+struct ParameterGathering {
+  /// false: one all-gather of the unit's flat parameter (FSDP's FlatParameter, FSDP2's per-module
+  /// foreach all-gather). true: one all-gather per parameter tensor (DeepSpeed ZeRO-3 fetches each
+  /// parameterized submodule by itself, its weight and bias coalesced; the bias stays whole).
+  bool gather_per_tensor = false;
+  /// Tensors with fewer elements are not partitioned and never gathered (DeepSpeed
+  /// stage3_param_persistence_threshold); with gather_per_tensor only.
+  double persistence_threshold = 0;
+};
+
 struct FrameworkProfile {
   std::string name;         // "megatron-2021": the spelling of `framework:`
   std::string description;  // one line
@@ -93,11 +104,15 @@ struct FrameworkProfile {
   KernelFusions fusions;
   P2pMode p2p = P2pMode::AsyncShared;
   DdpFlavour ddp = DdpFlavour::Torch;
+  /// The flavour under ZeRO-3, where a stack reduces differently (DeepSpeed: overlap_comm defaults
+  /// to true for stage 3 only); none: `ddp`.
+  std::optional<DdpFlavour> ddp_zero3;
   bool grad_accumulation_fusion = true;  // weight-gradient GEMMs accumulate into the gradient buffer
   OptimizerPasses optimizer;
   double host_per_iteration_s = 0;    // host time the GPUs wait for once per iteration (data, logging)
   double host_per_micro_batch_s = 0;  // host time the GPUs wait for per micro-batch and model chunk
   HostIssue host;                     // kernel launches from the host thread
+  ParameterGathering sharding;        // ZeRO-3 / FSDP parameter all-gathers
   /// The dtype data-parallel gradients are reduced in; none: the training precision (FSDP2's
   /// MixedPrecisionPolicy reduce_dtype, torchtitan's mixed_precision_reduce float32).
   std::optional<DType> gradient_reduce_dtype;

@@ -271,8 +271,10 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.training.optimizer = enum_value<Optimizer>(document, "training.optimizer", parse_optimizer);
   spec.training.bucket_size_B = document.get_number("training.bucket_size");
   spec.framework = framework_profile(scenario_framework(document, spec.platform));
+  const bool zero3 = document.get_int("parallelism.zero_stage") >= 3;
+  const DdpFlavour profile_ddp = zero3 ? spec.framework.ddp_zero3.value_or(spec.framework.ddp) : spec.framework.ddp;
   spec.training.overlap_grad_reduce = document.at("training.overlap_grad_reduce").is_derived()
-                                          ? spec.framework.ddp == DdpFlavour::Torch
+                                          ? profile_ddp == DdpFlavour::Torch
                                           : document.get_bool("training.overlap_grad_reduce");
   spec.training.grad_accumulation_fusion = document.at("training.grad_accumulation_fusion").is_derived()
                                                ? spec.framework.grad_accumulation_fusion

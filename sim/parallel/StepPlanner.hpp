@@ -168,8 +168,11 @@ private:
   void send(int stage, int d, int direction, int chunk, int to_chunk, int mb, const std::string& name);
   /// Host time the devices of the stage wait for before a pass (FrameworkProfile::host_per_micro_batch_s).
   void host_wait(const std::string& name);
+  /// Blocks [first, end) as one unit of parameters: under ZeRO-3 its gathers run before `ops`.
   template <typename Ops>
-  void unit(int stage, double device_params, const std::string& name, const Ops& ops);
+  void unit(int stage, std::size_t first, std::size_t end, const std::string& name, const Ops& ops);
+  /// The elements each of the unit's all-gathers moves (FrameworkProfile::sharding).
+  [[nodiscard]] std::vector<double> gathered_elements(std::size_t first, std::size_t end) const;
   /// Records the block's gradients as ready after each member's latest op: for the reduction when
   /// this is the chunk's last gradient pass of the iteration (final_pass_), and per pass under ZeRO-2/3.
   void record_gradients(std::size_t block, int unit);

@@ -166,17 +166,15 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
   for (std::size_t b = range.begin; b < range.end;) {
     if (options_.fuse_chunk_layers && model_.blocks[b].checkpointable) {
       std::size_t e = b;
-      double params = 0;
       std::vector<double> seconds(static_cast<std::size_t>(dp_), 0.0);
       std::vector<workload::CommPoint> points;
       std::size_t kernels = 0;
       for (; e < range.end && model_.blocks[e].checkpointable; ++e) {
-        for (const auto& p : own_params_[e]) params += p.elements;
         add_times(seconds, pass_times(e, true));
         kernels += pass_kernels(e, true);
         for (const auto& seg : costs_.of(e).forward) points.push_back(seg.comm);
       }
-      unit(s, params, prefix + ".layers.fwd", [&] {
+      unit(s, b, e, prefix + ".layers.fwd", [&] {
         compute(Category::Forward, prefix + ".layers.fwd", seconds, kernels);
         collectives(points, prefix + ".tp.fwd");
       });
@@ -184,10 +182,8 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
       continue;
     }
     const std::string name = fmt::format("mb{}.{}.fwd", mb, model_.blocks[b].name);
-    double params = 0;
-    for (const auto& p : own_params_[b]) params += p.elements;
     const std::vector<double> none(static_cast<std::size_t>(dp_), 0.0);
-    unit(s, params, name, [&] { run_segments(costs_.of(b).forward, Category::Forward, name, none); });
+    unit(s, b, b + 1, name, [&] { run_segments(costs_.of(b).forward, Category::Forward, name, none); });
     ++b;
   }
 }
@@ -208,7 +204,6 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
       std::size_t first = last;
       while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
       if (gradients_done) first = bucket_run_start(first, last);
-      double params = 0;
       std::vector<double> forward_s = zeros, backward_s = zeros, selective_s = zeros;
       std::vector<workload::CommPoint> forward_points, backward_points;
       std::size_t forward_kernels = 0, backward_kernels = 0, selective_kernels = 0;
@@ -216,7 +211,6 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
         forward_kernels += pass_kernels(b, true);
         backward_kernels += pass_kernels(b, false, part) + accumulate_kernels(b, accumulating);
         selective_kernels += costs_.of(b).selective_kernels;
-        for (const auto& p : own_params_[b]) params += p.elements;
         const auto& price = costs_.of(b);
         for (const auto& seg : price.forward) forward_points.push_back(seg.comm);
         for (const auto& seg : price.backward) backward_points.push_back(seg.comm);
@@ -225,7 +219,7 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
         add_times(backward_s, accumulate_times(b, accumulating));
         add_times(selective_s, selective_times(b));
       }
-      unit(s, params, prefix + ".layers" + bwd, [&] {
+      unit(s, first, last + 1, prefix + ".layers" + bwd, [&] {
         if (recompute == config::Recompute::Full) {
           compute(Category::Recompute, prefix + ".layers.recompute", forward_s, forward_kernels);
           collectives(forward_points, prefix + ".tp.recompute");
@@ -243,9 +237,7 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
     const auto& block = model_.blocks[last];
     const auto& price = costs_.of(last);
     const std::string name = fmt::format("mb{}.{}", mb, block.name);
-    double params = 0;
-    for (const auto& p : own_params_[last]) params += p.elements;
-    unit(s, params, name + bwd, [&] {
+    unit(s, last, last + 1, name + bwd, [&] {
       if (recompute == config::Recompute::Full && block.checkpointable)
         run_segments(price.forward, Category::Recompute, name + ".re", zeros);
       else if (const auto selective = selective_times(last);
@@ -358,17 +350,36 @@ void StepPlanner::compute(Category category, const std::string& name, const std:
   }
 }
 
+std::vector<double> StepPlanner::gathered_elements(std::size_t first, std::size_t end) const {
+  // FSDP: one flat parameter per unit. DeepSpeed ZeRO-3: each tensor of at least the persistence
+  // threshold is fetched by a collective of its own; smaller ones stay whole on every rank.
+  const auto& sharding = scenario_.framework.sharding;
+  std::vector<double> out;
+  double flat = 0;
+  for (std::size_t b = first; b < end; ++b)
+    for (const auto& p : own_params_[b]) {
+      if (!sharding.gather_per_tensor) flat += p.elements;
+      else if (p.elements >= sharding.persistence_threshold) out.push_back(p.elements);
+    }
+  if (!sharding.gather_per_tensor) out.push_back(flat);
+  return out;
+}
+
 template <typename Ops>
-void StepPlanner::unit(int s, double device_params, const std::string& name, const Ops& ops) {
+void StepPlanner::unit(int s, std::size_t first, std::size_t end, const std::string& name, const Ops& ops) {
   // One unit of parameters (a block or a fused run of them) on every replica: under ZeRO-3 each
   // data group first gathers its parameters and the unit's first compute op waits for them.
-  if (gather_parameters_)
+  if (gather_parameters_) {
+    const auto tensors = gathered_elements(first, end);
     for (int t = 0; t < tp_; ++t) {
       const auto groups = shard_groups(grid_.data_group(s, t));
       for (std::size_t k = 0; k < groups.size(); ++k)
-        gathers_->gather(groups[k], device_params * element_B_,
-                         groups.size() > 1 ? fmt::format("{}.t{}.g{}.gather", name, t, k) : fmt::format("{}.t{}.gather", name, t));
+        for (std::size_t j = 0; j < tensors.size(); ++j)
+          gathers_->gather(groups[k], tensors[j] * element_B_,
+                           fmt::format("{}.t{}{}.gather{}", name, t, groups.size() > 1 ? fmt::format(".g{}", k) : "",
+                                       tensors.size() > 1 ? fmt::format(".p{}", j) : ""));
     }
+  }
   ops();
   ++units_;
   if (gather_parameters_)

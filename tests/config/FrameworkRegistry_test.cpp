@@ -145,3 +145,18 @@ TEST_CASE("config::FrameworkRegistry: torchtitan runs eager pointwise ops and re
     CHECK_FALSE(p.gradient_reduce_dtype);
   }
 }
+
+TEST_CASE("config::FrameworkRegistry: DeepSpeed overlaps its reductions under ZeRO-3 only, and fetches per tensor",
+          "[config]") {
+  // deepspeed/runtime/zero/config.py: overlap_comm defaults to true for stage 3, false otherwise;
+  // stage3_param_persistence_threshold 1e5 elements.
+  CHECK_FALSE(quickstart({{"framework", "deepspeed"}}).training.overlap_grad_reduce);
+  CHECK(quickstart({{"framework", "deepspeed"}, {"parallelism.zero_stage", "3"}}).training.overlap_grad_reduce);
+  CHECK_FALSE(quickstart({{"framework", "deepspeed"}, {"parallelism.zero_stage", "3"},
+                          {"training.overlap_grad_reduce", "false"}})
+                  .training.overlap_grad_reduce);
+  const auto& ds = framework_profile("deepspeed").sharding;
+  CHECK(ds.gather_per_tensor);
+  CHECK(ds.persistence_threshold == 1e5);
+  CHECK_FALSE(framework_profile("pytorch-fsdp").sharding.gather_per_tensor);
+}

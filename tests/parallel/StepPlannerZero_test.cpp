@@ -237,3 +237,32 @@ TEST_CASE("parallel::plan_step: hybrid sharding gathers and reduce-scatters insi
   plain.parallelism.shard_group = 0;
   CHECK(parallel::estimate_memory(s).optimizer_B == Approx(2 * parallel::estimate_memory(plain).optimizer_B));
 }
+
+TEST_CASE("parallel::plan_step: DeepSpeed ZeRO-3 gathers each tensor above the persistence threshold by itself",
+          "[parallel][zero]") {
+  // DeepSpeed's coordinator fetches each parameterized submodule (its weight; the bias stays whole,
+  // below stage3_param_persistence_threshold): per unit pass, one all-gather per tensor of at least
+  // the threshold, none for the smaller ones.
+  const int dp = 2, m = 2;
+  auto s = scenario(1, 1, dp, m);
+  s.parallelism.zero_stage = 3;
+  s.framework.sharding = config::ParameterGathering{.gather_per_tensor = true, .persistence_threshold = 1e5};
+  std::vector<Requested> log;
+  parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(dp, log));
+  int tensors = 0;
+  double elements = 0;
+  // With one stage the tied logits weight is the embedding itself: gathered once, as the embedding.
+  for (const auto& block : workload::describe(s).blocks)
+    for (const auto& p : block.params)
+      if (p.elements >= 1e5 && p.tied_to.empty()) {
+        ++tensors;
+        elements += p.elements;
+      }
+  REQUIRE(tensors > 0);
+  const parallel::DeviceGrid grid(s.parallelism);
+  const auto [gathers, bytes] = requested(log, config::CollectiveOp::AllGather, grid.data_group(0, 0));
+  CHECK(gathers == 2 * m * tensors);  // forward and backward of every micro-batch
+  CHECK(bytes == Approx(2 * m * elements * 2));
+  // Fewer bytes than FSDP's flat gathers of whole units (the small tensors stay whole).
+  CHECK(bytes < 2 * m * stage_parameters(s, 0) * 2);
+}
