@@ -95,6 +95,10 @@ struct ParameterGathering {
   /// Tensors with fewer elements are not partitioned and never gathered (DeepSpeed
   /// stage3_param_persistence_threshold); with gather_per_tensor only.
   double persistence_threshold = 0;
+  /// FSDP1's rate limiter (limit_all_gathers=True): before a unit's all-gather the host waits
+  /// (event.synchronize()) until the unit whose buffer it reuses has been freed, so the host runs
+  /// at most two units ahead of the device. FSDP2 waits on the device instead.
+  bool host_rate_limit = false;
 };
 
 struct FrameworkProfile {

@@ -37,4 +37,10 @@ std::optional<program::OpIndex> ParameterGathers::take(int rank) {
 
 void ParameterGathers::release(int rank, program::OpIndex unit_end) { state(rank).used.push_back(unit_end); }
 
+std::optional<program::OpIndex> ParameterGathers::reused_buffer(int rank) {
+  const auto& used = state(rank).used;
+  if (used.size() < 2) return std::nullopt;
+  return used[used.size() - 2];
+}
+
 }  // namespace clearfog::parallel

@@ -27,6 +27,8 @@ public:
   std::optional<program::OpIndex> take(int rank);
   /// `unit_end` is the last op of the unit that used `rank`'s latest gather: its buffer is free after it.
   void release(int rank, program::OpIndex unit_end);
+  /// The end of the unit whose buffer `rank`'s next gather reuses (the unit before last), if any.
+  [[nodiscard]] std::optional<program::OpIndex> reused_buffer(int rank);
 
 private:
   struct RankState {

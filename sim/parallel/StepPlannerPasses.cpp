@@ -370,6 +370,10 @@ void StepPlanner::unit(int s, std::size_t first, std::size_t end, const std::str
   // One unit of parameters (a block or a fused run of them) on every replica: under ZeRO-3 each
   // data group first gathers its parameters and the unit's first compute op waits for them.
   if (gather_parameters_) {
+    if (scenario_.framework.sharding.host_rate_limit)
+      for (int d = 0; d < dp_; ++d)
+        for (const int r : members_[d])
+          if (const auto freed = gathers_->reused_buffer(r)) host_->wait_for(r, std::span<const OpIndex>(&*freed, 1));
     const auto tensors = gathered_elements(first, end);
     for (int t = 0; t < tp_; ++t) {
       const auto groups = shard_groups(grid_.data_group(s, t));

@@ -165,3 +165,30 @@ TEST_CASE("parallel::plan_step: every launched op waits for its host op, MoE dis
   CHECK(m.host_bound_s > 0);
   CHECK(m.pipeline_wait_s + m.host_bound_s + m.exposed_comm_s == Approx(m.idle_s).epsilon(1e-12));
 }
+
+TEST_CASE("parallel::plan_step: FSDP1's rate limiter makes the host wait for the buffer each gather reuses",
+          "[parallel][host][zero]") {
+  // limit_all_gathers: before unit u's gather the host synchronizes on the free of unit u - 2,
+  // so every unit pass but the first two adds one host wait on each rank.
+  config::ScenarioSpec s;
+  s.name = "rate limiter";
+  s.platform = test::switch_platform(2, 100e9, 1e-6);
+  s.workload = test::small_gpt();
+  s.training.micro_batch = 1;
+  s.training.global_batch = 4;  // 2 micro-batches per replica
+  s.parallelism.dp = 2;
+  s.parallelism.zero_stage = 3;
+  s.framework.host = eager(4e-6);
+  const auto count_syncs = [](const parallel::StepPlan& step) {
+    int n = 0;
+    for (OpIndex i = 0; i < step.plan.ranks[0].size(); ++i) n += step.plan.ranks[0].name(i) == "host.sync" ? 1 : 0;
+    return n;
+  };
+  const auto free_running = test::plan_and_run(s, test::LayerGemmsOnly{});
+  s.framework.sharding.host_rate_limit = true;
+  const auto limited = test::plan_and_run(s, test::LayerGemmsOnly{});
+  const int units = static_cast<int>(workload::describe(s).blocks.size());  // layers + embedding + head
+  CHECK(count_syncs(free_running.step) == 0);
+  CHECK(count_syncs(limited.step) == 2 * 2 * units - 2);  // 2 micro-batches x (forward + backward)
+  CHECK(limited.result.makespan_s >= free_running.result.makespan_s * (1 - 1e-12));
+}

@@ -19,7 +19,10 @@ FrameworkProfile pytorch_fsdp() {
   // FSDP keeps the fp32 flat parameters sharded and casts them to bf16 when it gathers them: the
   // optimizer updates the fp32 shard in place, with no copy passes; bf16 needs no loss scaling.
   p.optimizer = OptimizerPasses{.master_copies = false, .fp16_unscale = false};
-  p.host = pytorch_eager_host();  // kernels launched one by one from Python
+  p.host = pytorch_eager_host();
+  // FSDP1 (FullyShardedDataParallel) defaults: limit_all_gathers=True, whose _FreeEventQueue lets
+  // two all-gathers be in flight and synchronizes the host on the oldest free event.
+  p.sharding.host_rate_limit = true;  // kernels launched one by one from Python
   return p;
 }
 
