@@ -17,14 +17,23 @@
 
 namespace clearfog::parallel {
 
+/// A host op that provably cannot hold its device op back is left out (its time carried into the
+/// next one that is kept): until the rank's first host wait, the host's time is known exactly (the
+/// sum of its ops) and the device's next compute op cannot start before the sum of the compute
+/// ops before it, so where the first is not later than the second the results are the same with
+/// or without the op. Only the first launch and the ops of host-bound stretches remain.
 class HostLaunches {
 public:
-  HostLaunches(const config::HostIssue& model, program::Plan& plan);
+  /// `elide`: leave out the host ops that cannot bind (off where device times can shrink after
+  /// planning: stragglers rescale compute ops).
+  HostLaunches(const config::HostIssue& model, program::Plan& plan, bool elide = true);
 
   [[nodiscard]] bool active() const { return model_.active(); }
   /// The host op after which `rank`'s next device op, `kernels` kernels launched in a pass of
   /// `category`, may start (none: host time is not modelled, or the op launches nothing).
-  std::optional<program::OpIndex> launch(int rank, program::Category category, std::size_t kernels);
+  /// `device_s`: the op's time on the compute stream (0 where unknown or on another stream).
+  std::optional<program::OpIndex> launch(int rank, program::Category category, std::size_t kernels,
+                                         double device_s = 0);
   /// The host of `rank` copies the result of device op `op` to host memory: it issues what it
   /// owes, then waits for `op` to end before it launches anything else.
   void wait_for(int rank, std::span<const program::OpIndex> ops);
@@ -34,11 +43,21 @@ public:
   [[nodiscard]] double launch_s(program::Category category) const;
 
 private:
+  /// One rank's host thread as planned so far.
+  struct RankHost {
+    double owed_s = 0;      // the launches of its last op after the first, not yet issued
+    double carried_s = 0;   // host time of left-out host ops, not yet in a kept one
+    double host_s = 0;      // the host's time when it issued its latest first launch (exact before a wait)
+    double device_s = 0;    // the earliest the rank's next compute-stream op can start
+    bool waited = false;    // a host wait happened: host times are no longer known exactly
+  };
   void flush(int rank);
+  program::OpIndex add_host_op(int rank, double seconds);
 
   config::HostIssue model_;
   program::Plan& plan_;
-  std::vector<double> owed_s_;  // per rank: the launches of its last op after the first
+  bool elide_;
+  std::vector<RankHost> ranks_;
 };
 
 }  // namespace clearfog::parallel

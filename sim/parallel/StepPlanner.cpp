@@ -98,7 +98,8 @@ StepPlan StepPlanner::plan() {
   reduce_every_pass_ = scenario_.parallelism.zero_stage >= 2 && dp_ > 1;
   gather_parameters_ = scenario_.parallelism.zero_stage >= 3 && dp_ > 1;
   gathers_.emplace(step_.plan, tags_, schedules_, collectives_);
-  host_.emplace(scenario_.framework.host, step_.plan);
+  // Stragglers rescale compute after planning: no host op is left out for them.
+  host_.emplace(scenario_.framework.host, step_.plan, !scenario_.stragglers.any());
   const auto ranks = static_cast<std::size_t>(grid_.size());
   ready_.assign(ranks, {});
   pass_ready_.assign(ranks, {});

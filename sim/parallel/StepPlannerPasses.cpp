@@ -343,7 +343,7 @@ void StepPlanner::compute(Category category, const std::string& name, const std:
       if (!after.empty()) dep.push_back(after[i]);
       const auto gathered = wait_for_gathers ? gathers_->take(members_[d][i]) : std::nullopt;
       if (gathered) dep.push_back(*gathered);
-      if (const auto launched = host_->launch(members_[d][i], category, kernels)) dep.push_back(*launched);
+      if (const auto launched = host_->launch(members_[d][i], category, kernels, seconds[d])) dep.push_back(*launched);
       ops[i] = step_.plan.ranks[members_[d][i]].add_compute(Stream::Compute, category, name, seconds[d], dep);
     }
     after = ops;

@@ -207,7 +207,8 @@ void StepPlanner::optimizer_steps() {
         // (found_inf.item()) before it launches the update.
         if (scenario_.training.precision == DType::fp16 && scenario_.framework.optimizer.fp16_unscale)
           host_->wait_for(r, after);
-        if (const auto launched = host_->launch(r, Category::Optimizer, optimizer_launches(s))) after.push_back(*launched);
+        if (const auto launched = host_->launch(r, Category::Optimizer, optimizer_launches(s), optimizer_s))
+          after.push_back(*launched);
         opt[r] = step_.plan.ranks[r].add_compute(Stream::Compute, Category::Optimizer, "optimizer", optimizer_s, after);
         // Once per iteration the host loads the next batch and logs (FrameworkProfile::host_per_iteration_s).
         if (const double host_s = scenario_.framework.host_per_iteration_s; host_s > 0)

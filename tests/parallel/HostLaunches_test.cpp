@@ -32,14 +32,16 @@ config::HostIssue eager(double launch_s) {
   return h;
 }
 
-/// `ops` forward ops of `kernels` kernels each, `device_s` of device time each, on one rank.
-program::Plan chain(const config::HostIssue& host, int ops, std::size_t kernels, double device_s) {
+/// `ops` forward ops of `kernels` kernels each, `device_s` of device time each, on one rank;
+/// `elide`: the device times are given to HostLaunches, which leaves out the host ops that cannot bind.
+program::Plan chain(const config::HostIssue& host, int ops, std::size_t kernels, double device_s, bool elide = false) {
   program::Plan plan;
   plan.ranks.resize(1);
-  parallel::HostLaunches launches(host, plan);
+  parallel::HostLaunches launches(host, plan, elide);
   for (int i = 0; i < ops; ++i) {
     std::vector<OpIndex> deps;
-    if (const auto launched = launches.launch(0, Category::Forward, kernels)) deps.push_back(*launched);
+    if (const auto launched = launches.launch(0, Category::Forward, kernels, elide ? device_s : 0.0))
+      deps.push_back(*launched);
     plan.ranks[0].add_compute(Stream::Compute, Category::Forward, "op", device_s, deps);
   }
   launches.finish();
@@ -191,4 +193,28 @@ TEST_CASE("parallel::plan_step: FSDP1's rate limiter makes the host wait for the
   CHECK(count_syncs(free_running.step) == 0);
   CHECK(count_syncs(limited.step) == 2 * 2 * units - 2);  // 2 micro-batches x (forward + backward)
   CHECK(limited.result.makespan_s >= free_running.result.makespan_s * (1 - 1e-12));
+}
+
+TEST_CASE("parallel::HostLaunches: host ops that cannot hold the device back are left out, with the same times",
+          "[parallel][host]") {
+  const auto host_ops = [](const program::Plan& plan) {
+    int n = 0;
+    for (OpIndex i = 0; i < plan.ranks[0].size(); ++i) n += plan.ranks[0].stream(i) == Stream::Host ? 1 : 0;
+    return n;
+  };
+  SECTION("device-bound: only the first launch remains") {
+    const auto all = chain(eager(4e-6), 10, 20, 1e-3, false);
+    const auto few = chain(eager(4e-6), 10, 20, 1e-3, true);
+    CHECK(host_ops(all) == 11);  // one per op and the last op's owed launches
+    CHECK(host_ops(few) == 1);
+    CHECK(engine::simulate_forked(kOneDevice, few).makespan_s ==
+          Approx(engine::simulate_forked(kOneDevice, all).makespan_s).epsilon(1e-12));
+  }
+  SECTION("host-bound: every host op binds and stays") {
+    const auto all = chain(eager(4e-6), 10, 10, 20e-6, false);
+    const auto kept = chain(eager(4e-6), 10, 10, 20e-6, true);
+    CHECK(host_ops(kept) == host_ops(all));
+    CHECK(engine::simulate_forked(kOneDevice, kept).makespan_s ==
+          Approx(engine::simulate_forked(kOneDevice, all).makespan_s).epsilon(1e-12));
+  }
 }
