@@ -65,6 +65,29 @@ void headline_figures(const config::ScenarioSpec& scenario, const parallel::Step
   m.collective_interference_factor = step.plan.interference.collective;
 }
 
+/// Phase 3: the busiest device's idle time, split into what it waits for.
+void split_idle(StepMetrics& m, double pp_wait_s, double host_wait_s, double gather_wait_s) {
+  // With one compute stream, every moment of the step in which the busiest device does not compute
+  // it waits: on pipeline receives (the bubble), for its host's launches, or else for communication.
+  m.idle_s = std::max(0.0, m.step_time_s - m.compute_busy_s);
+  m.pipeline_wait_s = std::min(m.idle_s, pp_wait_s);
+  m.host_bound_s = std::min(m.idle_s - m.pipeline_wait_s, host_wait_s);
+  m.exposed_comm_s = m.idle_s - m.pipeline_wait_s - m.host_bound_s;
+  m.gather_exposed_s = std::min(m.exposed_comm_s, gather_wait_s);
+}
+
+/// Phase 4: hidden reduction, memory and counts.
+void closing_figures(const config::ScenarioSpec& scenario, const parallel::StepPlan& step,
+                     const engine::SimulationResult& result, StepMetrics& m) {
+  // What of the gradient reduction ran while the device still had backward work: the part that is
+  // not in the step's tail (tensor-parallel collectives and the bubble are exposed, not hidden).
+  m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.dp_exposed_s);
+  if (step.described) m.memory = parallel::estimate_memory(scenario);
+  m.oom = step.described && !m.memory.fits();
+  m.ops = result.ops_executed;
+  m.messages = result.messages;
+}
+
 }  // namespace
 
 StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const parallel::StepPlan& step,
@@ -175,20 +198,8 @@ StepMetrics compute_step_metrics(const config::ScenarioSpec& scenario, const par
                               rank_end - last_backward_end - optimizer - union_length(std::move(not_data_parallel)));
     if (stage < m.stage_busy_s.size()) m.stage_busy_s[stage] = std::max(m.stage_busy_s[stage], compute);
   }
-  // With one compute stream, every moment of the step in which the busiest device does not compute
-  // it waits: on pipeline receives (the bubble), for its host's launches, or else for communication.
-  m.idle_s = std::max(0.0, m.step_time_s - m.compute_busy_s);
-  m.pipeline_wait_s = std::min(m.idle_s, busiest_pp_wait);
-  m.host_bound_s = std::min(m.idle_s - m.pipeline_wait_s, busiest_host_wait);
-  m.exposed_comm_s = m.idle_s - m.pipeline_wait_s - m.host_bound_s;
-  m.gather_exposed_s = std::min(m.exposed_comm_s, busiest_gather_wait);
-  // What of the gradient reduction ran while the device still had backward work: the part that is
-  // not in the step's tail (tensor-parallel collectives and the bubble are exposed, not hidden).
-  m.hidden_comm_s = std::max(0.0, m.dp_comm_s - m.dp_exposed_s);
-  if (step.described) m.memory = parallel::estimate_memory(scenario);
-  m.oom = step.described && !m.memory.fits();
-  m.ops = result.ops_executed;
-  m.messages = result.messages;
+  split_idle(m, busiest_pp_wait, busiest_host_wait, busiest_gather_wait);
+  closing_figures(scenario, step, result, m);
   return m;
 }
 
