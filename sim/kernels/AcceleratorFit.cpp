@@ -6,6 +6,8 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
+#include <utility>
 
 #include "kernels/BlockedGemmModel.hpp"
 #include "kernels/EmbeddingBagModel.hpp"
@@ -20,6 +22,15 @@ constexpr int kGoldenSteps = 60;          // brackets shrink by 0.618 per step: 
 constexpr double kImprovement = 1e-9;     // a fit must lower the misfit by more than this share
 constexpr double kBoundSlack = 1e-6;      // in log: a result this close to a bound is at it
 constexpr double kIndexBytes = 8;         // an int64 index read per lookup
+// Calls timed at the host's issue rate, not the device's, are fitted to nothing. On an H200
+// (platforms/calibration/h200-sxm.csv) the trivial add_ issues at 6.6 us a call (the `launch eager`
+// row), torch.mm with out= at 10 us and torch._scaled_mm at 15 us: their 256^3 to 1024^3 GEMMs take
+// that long whatever their size. So a call is at the host's rate when it takes under 2 eager launches,
+// or when its kind and dtype's fastest call takes under 3 (a heavier op's own issue rate) and it is
+// within 25 % of that fastest call.
+constexpr double kHostBoundLaunches = 2;
+constexpr double kHeavyIssueLaunches = 3;
+constexpr double kIssueFloorShare = 1.25;
 
 double gather_time_s(const config::AcceleratorSpec& a, const KernelMeasurement& r) {
   const double element = dtype_bytes(r.dtype), row_B = static_cast<double>(r.dim) * element;
@@ -72,10 +83,45 @@ double median_time_s(Rows rows) {
   return n % 2 ? rows[n / 2]->time_s : (rows[n / 2 - 1]->time_s + rows[n / 2]->time_s) / 2;
 }
 
+/// The median host time of an eager launch; 0 without an eager launch row.
+double eager_issue_s(const KernelMeasurements& m) {
+  std::vector<double> host;
+  for (const auto& r : m.rows)
+    if (r.kind == MeasurementKind::Launch && r.pass == "eager" && r.host_s > 0) host.push_back(r.host_s);
+  if (host.empty()) return 0;
+  std::sort(host.begin(), host.end());
+  const std::size_t n = host.size();
+  return n % 2 ? host[n / 2] : (host[n / 2 - 1] + host[n / 2]) / 2;
+}
+
+/// The rows timed at the host's issue rate (see kHostBoundLaunches), by their line in the file.
+std::set<int> host_bound_lines(const KernelMeasurements& m) {
+  std::set<int> lines;
+  const double eager = eager_issue_s(m);
+  if (eager <= 0) return lines;
+  std::map<std::pair<MeasurementKind, DType>, double> fastest;
+  for (const auto& r : m.rows) {
+    auto [it, fresh] = fastest.try_emplace({r.kind, r.dtype}, r.time_s);
+    if (!fresh) it->second = std::min(it->second, r.time_s);
+  }
+  for (const auto& r : m.rows) {
+    if (r.kind == MeasurementKind::Launch) continue;
+    const double floor = fastest.at({r.kind, r.dtype});
+    const bool heavy_floor = floor < kHeavyIssueLaunches * eager && r.time_s < kIssueFloorShare * floor;
+    if (r.time_s < kHostBoundLaunches * eager || heavy_floor) lines.insert(r.line);
+  }
+  return lines;
+}
+
 /// The classes residuals are reported for, each with the rows it holds.
 std::map<std::string, Rows> classes(const config::AcceleratorSpec& a, const KernelMeasurements& m) {
   std::map<std::string, Rows> out;
+  const auto host_bound = host_bound_lines(m);
   for (const auto& r : m.rows) {
+    if (host_bound.count(r.line)) {
+      out[fmt::format("{} at the host's rate (not fitted)", measurement_kind_name(r.kind))].push_back(&r);
+      continue;
+    }
     std::string name(measurement_kind_name(r.kind));
     if (r.kind == MeasurementKind::Gemm || r.kind == MeasurementKind::Gather) name += " " + std::string(dtype_name(r.dtype));
     if (r.kind == MeasurementKind::Copy)
@@ -121,9 +167,14 @@ double predicted_time_s(const config::AcceleratorSpec& a, const KernelMeasuremen
   return -1;
 }
 
-AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const KernelMeasurements& m) {
+AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const KernelMeasurements& all) {
   AcceleratorFit fit{start, {}, {}, {}};
   auto& a = fit.fitted;
+  // Fits see only the calls the device, not the host's issue rate, timed.
+  KernelMeasurements m{all.gpu, {}};
+  const auto host_bound = host_bound_lines(all);
+  for (const auto& r : all.rows)
+    if (!host_bound.count(r.line)) m.rows.push_back(r);
   const auto record = [&](std::string key, double before, double after, const Rows& rows, std::string what) {
     fit.values.push_back({std::move(key), before, after, rows.size(), fmt::format("{} {}", rows.size(), what)});
   };
@@ -175,7 +226,7 @@ AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const Kerne
           [](auto& x, double v) { x.random_access_efficiency = v; },
           select(m, [&](auto& r) { return r.kind == MeasurementKind::Gather && a.supports(r.dtype); }), 0.001, 1.0,
           "embedding-bag gathers");
-  for (const auto& [name, rows] : classes(a, m)) {
+  for (const auto& [name, rows] : classes(a, all)) {
     Rows priced;
     for (const auto* r : rows)
       if (predicted_time_s(a, *r) > 0) priced.push_back(r);

@@ -6,7 +6,9 @@
 // the GEMM efficiency of each dtype on its GEMMs, memory.random_access_efficiency on the gathers.
 // A fit minimises the mean squared log-ratio of the model's time (the same model a run prices
 // kernels with) to the measured one, by golden-section search: the model's time falls
-// monotonically as an efficiency rises. Attention rows are checks, never fitted.
+// monotonically as an efficiency rises. Attention rows are checks, never fitted. A call timed at
+// the host's issue rate rather than the device's (judged against the `launch eager` row's host time,
+// AcceleratorFit.cpp says how) is reported in its own class and fitted to nothing.
 #include <string>
 #include <vector>
 

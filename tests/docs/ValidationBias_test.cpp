@@ -79,7 +79,9 @@ struct SetBias {
 };
 
 /// One set per table with an `error` column, except ratios of speed-ups (not the simulator's speed).
-std::vector<SetBias> biases(const std::vector<Table>& tables) {
+/// Rows whose role starts with "open" (a known cause being worked on, which their section names) are
+/// left out of their set and summed into `open`, which the doc's table shows on a line of its own.
+std::vector<SetBias> biases(const std::vector<Table>& tables, SetBias& open) {
   std::vector<SetBias> out;
   for (const auto& t : tables) {
     if (t.section == kBiasSection) continue;
@@ -92,13 +94,15 @@ std::vector<SetBias> biases(const std::vector<Table>& tables) {
     SetBias b{t.section, 0, 0, 0};
     for (const auto& row : t.rows) {
       if (role && *role < row.size() && row[*role].rfind("calib", 0) == 0) continue;
+      const bool is_open = role && *role < row.size() && row[*role].rfind("open", 0) == 0;
       for (std::size_t k = 2; k < t.header.size() && k < row.size(); ++k) {
         if (t.header[k] != "error") continue;
         const auto e = percent_of(row[k]);
         if (!e) continue;
         // A time too long is a simulator too slow: errors of times count the other way round.
         const double fast = mentions_time(t.header[k - 2]) || mentions_time(row[0]) ? -*e : *e;
-        b.mean += fast, b.mean_abs += std::fabs(fast), ++b.rows;
+        SetBias& into = is_open ? open : b;
+        into.mean += fast, into.mean_abs += std::fabs(fast), ++into.rows;
       }
     }
     if (b.rows == 0) continue;
@@ -128,7 +132,8 @@ std::string signed_text(double v) {
 
 TEST_CASE("docs::validation.md's bias table is its sets' errors, and the overall bias is within 3 %", "[docs]") {
   const auto tables = tables_of(read_validation_doc());
-  const auto sets = biases(tables);
+  SetBias open{"open", 0, 0, 0};
+  const auto sets = biases(tables, open);
   REQUIRE(sets.size() >= 10);
   const auto row_text = [](const std::vector<std::string>& cells) {
     std::string line = "|";
@@ -145,6 +150,9 @@ TEST_CASE("docs::validation.md's bias table is its sets' errors, and the overall
   const double per_set = set_sum / static_cast<double>(sets.size()), per_row = row_sum / rows;
   expected += row_text({"**every set, each counted once**", std::to_string(sets.size()) + " sets", signed_text(per_set), ""});
   expected += row_text({"**every row**", std::to_string(rows), signed_text(per_row), signed_text(abs_sum / rows).substr(1)});
+  if (open.rows > 0)
+    expected += row_text({"**open rows, left out above (their sections name the cause)**", std::to_string(open.rows),
+                          signed_text(open.mean / open.rows), signed_text(open.mean_abs / open.rows).substr(1)});
   // The doc's table, row for row (what to paste if a set's table changed).
   const auto doc = std::find_if(tables.begin(), tables.end(), [](const Table& t) { return t.section == kBiasSection; });
   REQUIRE(doc != tables.end());

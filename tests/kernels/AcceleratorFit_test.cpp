@@ -44,7 +44,7 @@ std::string row(const KernelMeasurement& r) {
                      dtype, n(r.m), n(r.n), n(r.k), n(r.batch), n(r.heads), n(r.seq), n(r.head_dim),
                      r.kind == MeasurementKind::Attention ? (r.causal ? "1" : "0") : "", r.pass,
                      r.bytes > 0 ? fmt::format("{:.0f}", r.bytes) : "", n(r.rows), n(r.dim), n(r.bag), n(r.kernels), t,
-                     r.kind == MeasurementKind::Launch ? "5e-06" : "");
+                     r.kind == MeasurementKind::Launch ? "1e-06" : "");
 }
 
 std::string synthetic_csv() {
@@ -64,8 +64,8 @@ std::string synthetic_csv() {
   l.kind = MeasurementKind::Launch, l.pass = "graph", l.kernels = 10000;
   csv += row(l);
   // Launched eagerly, the empty kernels run at the host's issue rate, slower than the device: the
-  // fit must take the CUDA-graph row.
-  csv += "launch,,,,,,,,,,eager,,,,,10000,6e-06,5e-06\n";
+  // fit must take the CUDA-graph row. This host issues a call in 1 us: every other row is the device's.
+  csv += "launch,,,,,,,,,,eager,,,,,10000,6e-06,1e-06\n";
   KernelMeasurement g;
   g.kind = MeasurementKind::Gather, g.dtype = DType::fp32, g.rows = 10000000, g.dim = 128, g.bag = 32, g.batch = 65536;
   g.bytes = static_cast<double>(g.batch * g.bag * g.dim * 4);
@@ -140,4 +140,48 @@ TEST_CASE("kernels::fit_accelerator keeps a value its rows do not depend on", "[
   CHECK(fit.values[0].status == kernels::FitStatus::Insensitive);
   CHECK(fit.values[0].after == fit.values[0].before);
   CHECK(fit.fitted.random_access_efficiency == start.random_access_efficiency);
+}
+
+TEST_CASE("kernels::fit_accelerator fits no call timed at the host's issue rate", "[kernels]") {
+  // The truth's bf16 GEMMs from 4096^3 up, and small ones that a slow host issues at 10 us a call
+  // whatever their size (as on the H200 of platforms/calibration/h200-sxm.csv): with the eager
+  // launch row saying the host needs 6 us a call, the small ones are reported, not fitted.
+  std::string csv = "# clearfog kernel measurements v1\n" + std::string(kernels::kMeasurementHeader) + "\n";
+  for (long long s : {256LL, 512LL, 1024LL, 4096LL, 8192LL, 16384LL}) {
+    KernelMeasurement g;
+    g.kind = MeasurementKind::Gemm, g.dtype = DType::bf16, g.m = s, g.n = s, g.k = s, g.batch = 1;
+    if (s >= 4096)
+      csv += row(g);
+    else
+      csv += fmt::format("gemm,bf16,{0},{0},{0},1,,,,,,,,,,,1e-05,\n", s);
+  }
+  KernelMeasurement l;
+  l.kind = MeasurementKind::Launch, l.pass = "graph", l.kernels = 10000;
+  csv += row(l);
+  csv += "launch,,,,,,,,,,eager,,,,,10000,6e-06,6e-06\n";
+  const auto measurements = kernels::parse_kernel_measurements(csv, "slow-host.csv");
+  const auto fit = kernels::fit_accelerator(shipped_h100(), measurements);
+  CHECK(fit.fitted.gemm_efficiency_of(DType::bf16) == Approx(0.81).epsilon(1e-4));
+  bool reported = false;
+  for (const auto& r : fit.residuals)
+    if (r.kernel_class == "gemm at the host's rate (not fitted)") reported = r.rows == 3;
+  CHECK(reported);
+  // Without the eager row nothing says the host is slow: every row is fitted, and the small GEMMs
+  // drag the efficiency below the truth.
+  const auto no_host = kernels::parse_kernel_measurements(csv.substr(0, csv.rfind("launch,")), "no-host.csv");
+  CHECK(kernels::fit_accelerator(shipped_h100(), no_host).fitted.gemm_efficiency_of(DType::bf16) < 0.8);
+}
+
+TEST_CASE("kernels::fit_accelerator: the shipped H200 file is what clearfog calibrate fits to its measurements", "[kernels]") {
+  // platforms/accelerators/h200-sxm.yaml says its efficiencies were fitted to platforms/calibration/
+  // h200-sxm.csv: fitting again from the file must leave each where it is (to the file's rounding).
+  const std::filesystem::path root(CLEARFOG_SOURCE_DIR);
+  const auto shipped = config::load_accelerator(root / "platforms/accelerators/h200-sxm.yaml");
+  const auto fit = kernels::fit_accelerator(shipped, kernels::read_kernel_measurements(root / "platforms/calibration/h200-sxm.csv"));
+  REQUIRE(fit.values.size() == 9);
+  for (const auto& v : fit.values) {
+    INFO(v.key);
+    CHECK(v.status == kernels::FitStatus::Fitted);
+    CHECK(v.after == Approx(v.before).epsilon(0.005));
+  }
 }

@@ -1,8 +1,8 @@
-// GEMM efficiency per dtype on Hopper: the shipped H100 file's fp8 efficiency was fitted to one
-// cuBLASLt fp8 measurement on H200 (the same GH100 SMs and clocks) at 16384^3
-// (shared/reference/gemm_h200_gb200.csv, Azure ND H200 v5); the table's other H200 rows check it.
-// Its bf16 efficiency, fitted to the MAMF finder's H100 best, must keep fp8 slower per peak than
-// bf16, as both measurements say (70.9 % against 80.3 % of the peak).
+// GEMM efficiency per dtype on Hopper. The shipped H100 file takes its efficiencies from the H200
+// (the same GH100 die under the same 700 W limit), fitted to GEMMs sustained for seconds
+// (platforms/calibration/h200-sxm.csv). Published GEMM rates are burst figures, so they check it
+// from above: Azure's cuBLASLt fp8 on ND H200 v5 (shared/reference/gemm_h200_gb200.csv) and the MAMF
+// finder's H100 bests (fp8 slower per peak than bf16: 70.9 % against 80.3 %).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -38,10 +38,12 @@ TEST_CASE("kernels::GEMM by dtype: H100 fp8 against cuBLASLt fp8 on H200", "[ker
     const double published = std::stod(row.at("tflops"));
     const double predicted = predicted_tflops(model, m, n, k, DType::fp8);
     INFO(m << "x" << n << "x" << k << ": predicted " << predicted << " TFLOP/s, published " << published);
-    // Squares from 2048 and the 6144x12288x12288 layer: within 5 % (16384^3 calibrates). The 1024-wide
-    // and the skinny shapes are L2-, latency- or quantization-bound: within 35 %.
+    // Squares from 2048 and the 6144x12288x12288 layer: below the burst figure, by at most 12 % (the
+    // sustained fit's own 16384^3 row, 1288 TFLOP/s, is 5.7 % below Azure's 1366). The 1024-wide and
+    // the skinny shapes are L2-, latency- or quantization-bound: within 35 %.
     const bool large = m >= 2048 && n >= 2048 && k >= 2048;
-    CHECK(predicted == Approx(published).epsilon(large ? 0.05 : 0.35));
+    CHECK(predicted == Approx(published).epsilon(large ? 0.12 : 0.35));
+    if (large) CHECK(predicted < published);
     ++checked;
   }
   CHECK(checked == 9);

@@ -1,0 +1,80 @@
+// Whole training steps measured on one H200 (platforms/calibration/h200-sxm-steps.csv, made by
+// scripts/measure-step.py): Llama-style models launched eagerly from Python, against
+// scenarios/validation/h200-eager-step.yaml with each row's size. No constant is fitted to these
+// rows; the accelerator file is fitted to kernel measurements only (h200-sxm.csv).
+//
+// The rows whose device was busy for at least 90 % of the measured step check the kernel model:
+// within 20 % each (docs/validation.md has the table; the goal is 10 % with no sign). The rows the
+// host bounds (the device busy for a third of the step) are not asserted: the host model prices them
+// 4 to 9 times too fast today, and docs/validation.md and docs/host-time.md say why.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config/ConfigLoader.hpp"
+#include "driver/ScenarioRun.hpp"
+#include "engine/ForkedRun.hpp"
+
+using namespace clearfog;
+
+namespace {
+
+struct MeasuredStep {
+  std::string name, hidden, layers, heads, ffn_hidden, seq, micro_batch;
+  double step_s = 0, busy_s = 0;
+};
+
+std::vector<MeasuredStep> measured_steps() {
+  std::ifstream in(std::string(CLEARFOG_SOURCE_DIR) + "/platforms/calibration/h200-sxm-steps.csv");
+  REQUIRE(in);
+  std::vector<MeasuredStep> rows;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {  // the columns scripts/measure-step.py writes, in its order
+      REQUIRE(line.rfind("name,hidden,layers,heads,ffn_hidden,seq,micro_batch,vocab,steps,step_s,host_s,peak_bytes,"
+                         "kernels,busy_s",
+                         0) == 0);
+      header = false;
+      continue;
+    }
+    std::vector<std::string> c;
+    std::stringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) c.push_back(cell);
+    REQUIRE(c.size() >= 14);
+    rows.push_back({c[0], c[1], c[2], c[3], c[4], c[5], c[6], std::stod(c[9]), std::stod(c[13])});
+  }
+  return rows;
+}
+
+double predicted_step_s(const MeasuredStep& row) {
+  const auto scenario = config::load_scenario(
+      std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/validation/h200-eager-step.yaml",
+      {{"workload.hidden", row.hidden},
+       {"workload.layers", row.layers},
+       {"workload.heads", row.heads},
+       {"workload.ffn_hidden", row.ffn_hidden},
+       {"workload.seq_length", row.seq},
+       {"training.micro_batch", row.micro_batch},
+       {"training.global_batch", row.micro_batch}});
+  return std::stod(engine::run_forked([&] { return std::to_string(driver::run_scenario(scenario).metrics.step_time_s); }));
+}
+
+}  // namespace
+
+TEST_CASE("validation::eager Llama steps on one H200 that keep the device busy, within 20 %", "[validation][simulation]") {
+  const auto rows = measured_steps();
+  REQUIRE(rows.size() == 5);
+  int device_bound = 0;
+  for (const auto& row : rows) {
+    if (row.busy_s < 0.9 * row.step_s) continue;
+    ++device_bound;
+    INFO(row.name << ": measured " << row.step_s << " s");
+    CHECK(predicted_step_s(row) == Approx(row.step_s).epsilon(0.20));
+  }
+  CHECK(device_bound == 3);
+}
