@@ -29,11 +29,14 @@ host waits for queue room and host_s approaches step_s). peak_bytes is
 torch.cuda.max_memory_allocated over the timed steps. Then 3 more steps under torch.profiler (device
 events only) give, per step: kernels (kernels, memsets and copies on the device), busy_s (the time
 the device was busy: the union of their intervals) and the summed time of the GEMM, attention,
-optimizer (multi-tensor) and other kernels, told apart by kernel name.
+optimizer (multi-tensor) and other kernels, told apart by kernel name. Then --steps more steps time
+the host's part of each phase (forward, backward, update; no synchronisation inside a step), and one
+step under a CPU-only profile counts the aten operators called from Python and the autograd nodes.
 
 The CSV "clearfog step measurements v1": one row per configuration, columns
 name,hidden,layers,heads,ffn_hidden,seq,micro_batch,vocab,steps,step_s,host_s,peak_bytes,
-kernels,busy_s,gemm_s,attention_s,optimizer_s,other_s under '#' comment lines that say what was measured, where and how.
+kernels,busy_s,gemm_s,attention_s,optimizer_s,other_s,forward_host_s,backward_host_s,update_host_s,
+aten_ops,autograd_nodes under '#' comment lines that say what was measured, where and how.
 """
 import argparse
 import datetime
@@ -45,7 +48,8 @@ import time
 FORMAT_LINE = "# clearfog step measurements v1"
 COLUMNS = ["name", "hidden", "layers", "heads", "ffn_hidden", "seq", "micro_batch", "vocab",
            "steps", "step_s", "host_s", "peak_bytes", "kernels", "busy_s", "gemm_s", "attention_s",
-           "optimizer_s", "other_s"]
+           "optimizer_s", "other_s", "forward_host_s", "backward_host_s", "update_host_s", "aten_ops",
+           "autograd_nodes"]
 PROFILED_STEPS = 3
 # Kernel families by name (cuBLAS's Hopper GEMMs are nvjet_* or sm90_xmma_gemm_*; SDPA's are
 # flash/cudnn/fmha kernels; the fused AdamW and the foreach copies are multi_tensor_apply kernels).
@@ -147,9 +151,14 @@ class Trainer:
         self.model = model
 
     def step(self, tokens, targets):
-        torch = self.torch
         loss = self.model(tokens, targets)
         loss.backward()
+        self.update()
+        return loss
+
+    def update(self):
+        """The optimizer's part of a step: gradients into the masters, AdamW, masters into the module."""
+        torch = self.torch
         for m, p in zip(self.masters, self.params):
             if m.grad is None:
                 m.grad = torch.empty_like(m)
@@ -159,7 +168,6 @@ class Trainer:
             copy_all(self.params, self.masters)
         for p in self.params:
             p.grad = None
-        return loss
 
 
 def family(kernel_name):
@@ -199,6 +207,40 @@ def kernel_profile(torch, trainer, tokens, targets):
     return [len(intervals) / n, busy_us * 1e-6 / n] + [sums[k] / n for k in ("gemm", "attention", "optimizer", "other")]
 
 
+def host_phases(torch, trainer, tokens, targets, steps):
+    """Per step, medians over `steps` steps: the host's time in the forward (the model's call), the
+    backward (loss.backward(), which returns once the autograd engine has issued every node) and the
+    update, each around its call with no synchronisation (when the device is the bottleneck they
+    include waits for queue room). Then, from one step under a CPU-only torch.profiler: the aten
+    operators called from Python (those with no aten parent) and the autograd nodes evaluated."""
+    import statistics
+    from torch.profiler import ProfilerActivity, profile
+    times = {"forward": [], "backward": [], "update": []}
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        loss = trainer.model(tokens, targets)
+        t1 = time.perf_counter()
+        loss.backward()
+        t2 = time.perf_counter()
+        trainer.update()
+        t3 = time.perf_counter()
+        times["forward"].append(t1 - t0), times["backward"].append(t2 - t1), times["update"].append(t3 - t2)
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        trainer.step(tokens, targets)
+        torch.cuda.synchronize()
+    aten_top, nodes = 0, 0
+    for e in prof.events():
+        if e.name.startswith("aten::"):
+            parent = e.cpu_parent
+            while parent is not None and not parent.name.startswith("aten::"):
+                parent = parent.cpu_parent
+            aten_top += parent is None
+        elif e.name.startswith("autograd::engine::evaluate_function"):
+            nodes += 1
+    return [statistics.median(times[k]) for k in ("forward", "backward", "update")] + [aten_top, nodes]
+
+
 def measure(torch, name, config, args):
     hidden, layers, heads, ffn, seq, batch = config
     device = torch.device("cuda")
@@ -225,6 +267,7 @@ def measure(torch, name, config, args):
     row = [name, hidden, layers, heads, ffn, seq, batch, VOCAB, args.steps, f"{step_s:.9g}",
            f"{(t1 - t0) / args.steps:.9g}", torch.cuda.max_memory_allocated()]
     row += [f"{v:.9g}" if isinstance(v, float) else v for v in kernel_profile(torch, trainer, tokens, targets)]
+    row += [f"{v:.9g}" if isinstance(v, float) else v for v in host_phases(torch, trainer, tokens, targets, args.steps)]
     del model, trainer, tokens, targets, loss
     gc.collect()
     torch.cuda.empty_cache()
@@ -276,8 +319,9 @@ def main(argv=None):
         out.write(",".join(str(v) for v in row) + "\n")
         out.flush()
         print(f"{name}: {float(row[9]) * 1e3:.2f} ms/step, host {float(row[10]) * 1e3:.2f} ms, "
-              f"peak {row[11] / 2**30:.2f} GiB, {float(row[12]):g} kernels, busy {float(row[13]) * 1e3:.2f} ms",
-              file=sys.stderr, flush=True)
+              f"peak {row[11] / 2**30:.2f} GiB, {float(row[12]):g} kernels, busy {float(row[13]) * 1e3:.2f} ms, "
+              f"host fwd/bwd/update {float(row[18]) * 1e3:.2f}/{float(row[19]) * 1e3:.2f}/{float(row[20]) * 1e3:.2f} ms, "
+              f"{row[21]} aten ops, {row[22]} autograd nodes", file=sys.stderr, flush=True)
     if out is not sys.stdout:
         out.close()
 
