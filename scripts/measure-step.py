@@ -22,16 +22,18 @@ fused=True). A step: forward and backward in bf16; the gradients cast into the m
 parameters (torch._foreach_copy_); the gradients zeroed (set to None). No loss is read on the host
 inside the timed steps (no synchronisation).
 
-Timing: --warmup steps, then --steps steps back to back between two CUDA events (step_s = the
-elapsed time / steps), with time.perf_counter around their enqueue (host_s = that / steps: the
+Timing: --warmup steps, then --repeats times --steps steps back to back between two CUDA events
+(step_s = the median over the repeats of the elapsed time / steps), with time.perf_counter around
+their enqueue (host_s = the median of that / steps: the
 host's time per step when it does not wait for the device; when the device is the bottleneck the
 host waits for queue room and host_s approaches step_s). peak_bytes is
 torch.cuda.max_memory_allocated over the timed steps. Then 3 more steps under torch.profiler (device
 events only) give, per step: kernels (kernels, memsets and copies on the device), busy_s (the time
 the device was busy: the union of their intervals) and the summed time of the GEMM, attention,
-optimizer (multi-tensor) and other kernels, told apart by kernel name. Then --steps more steps time
-the host's part of each phase (forward, backward, update; no synchronisation inside a step), and one
-step under a CPU-only profile counts the aten operators called from Python and the autograd nodes.
+optimizer (multi-tensor) and other kernels, told apart by kernel name. Before those, --repeats times
+--steps more steps time the host's part of each phase (forward, backward, update; medians; no
+synchronisation inside a step), and after them one step under a CPU-only profile counts the aten
+operators called from Python and the autograd nodes.
 
 The CSV "clearfog step measurements v1": one row per configuration, columns
 name,hidden,layers,heads,ffn_hidden,seq,micro_batch,vocab,steps,step_s,host_s,peak_bytes,
@@ -42,6 +44,7 @@ import argparse
 import datetime
 import gc
 import shlex
+import statistics
 import sys
 import time
 
@@ -213,7 +216,6 @@ def host_phases(torch, trainer, tokens, targets, steps):
     update, each around its call with no synchronisation (when the device is the bottleneck they
     include waits for queue room). Then, from one step under a CPU-only torch.profiler: the aten
     operators called from Python (those with no aten parent) and the autograd nodes evaluated."""
-    import statistics
     from torch.profiler import ProfilerActivity, profile
     times = {"forward": [], "backward": [], "update": []}
     for _ in range(steps):
@@ -241,6 +243,23 @@ def host_phases(torch, trainer, tokens, targets, steps):
     return [statistics.median(times[k]) for k in ("forward", "backward", "update")] + [aten_top, nodes]
 
 
+def host_table(torch, trainer, tokens, targets, rows):
+    """The host's time by operator over one step, grouped by name, most self time first; then the
+    forward, backward and update phases' call counts (record_function ranges)."""
+    from torch.profiler import ProfilerActivity, profile, record_function
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        with record_function("phase::forward"):
+            loss = trainer.model(tokens, targets)
+        with record_function("phase::backward"):
+            loss.backward()
+        with record_function("phase::update"):
+            trainer.update()
+        torch.cuda.synchronize()
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=rows, max_name_column_width=70),
+          file=sys.stderr, flush=True)
+
+
 def measure(torch, name, config, args):
     hidden, layers, heads, ffn, seq, batch = config
     device = torch.device("cuda")
@@ -253,21 +272,27 @@ def measure(torch, name, config, args):
         trainer.step(tokens, targets)
     torch.cuda.synchronize()
     torch.cuda.reset_peak_memory_stats()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    t0 = time.perf_counter()
-    for _ in range(args.steps):
-        loss = trainer.step(tokens, targets)
-    t1 = time.perf_counter()
-    end.record()
-    end.synchronize()
+    step_times, host_times = [], []
+    for _ in range(args.repeats):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        t0 = time.perf_counter()
+        for _ in range(args.steps):
+            loss = trainer.step(tokens, targets)
+        t1 = time.perf_counter()
+        end.record()
+        end.synchronize()
+        step_times.append(start.elapsed_time(end) * 1e-3 / args.steps)
+        host_times.append((t1 - t0) / args.steps)
     if not torch.isfinite(loss).item():
         raise RuntimeError("the loss is not finite")
-    step_s = start.elapsed_time(end) * 1e-3 / args.steps
-    row = [name, hidden, layers, heads, ffn, seq, batch, VOCAB, args.steps, f"{step_s:.9g}",
-           f"{(t1 - t0) / args.steps:.9g}", torch.cuda.max_memory_allocated()]
+    row = [name, hidden, layers, heads, ffn, seq, batch, VOCAB, args.steps, f"{statistics.median(step_times):.9g}",
+           f"{statistics.median(host_times):.9g}", torch.cuda.max_memory_allocated()]
+    phases = host_phases(torch, trainer, tokens, targets, args.steps * args.repeats)  # before any profiler
     row += [f"{v:.9g}" if isinstance(v, float) else v for v in kernel_profile(torch, trainer, tokens, targets)]
-    row += [f"{v:.9g}" if isinstance(v, float) else v for v in host_phases(torch, trainer, tokens, targets, args.steps)]
+    row += [f"{v:.9g}" if isinstance(v, float) else v for v in phases]
+    if args.host_table > 0:
+        host_table(torch, trainer, tokens, targets, args.host_table)
     del model, trainer, tokens, targets, loss
     gc.collect()
     torch.cuda.empty_cache()
@@ -279,14 +304,19 @@ def parse_args(argv):
     parser.add_argument("--out", metavar="FILE", help="CSV file to write (default: standard output)")
     parser.add_argument("--steps", type=int, default=10, help="timed steps per configuration (default 10)")
     parser.add_argument("--warmup", type=int, default=3, help="untimed steps first (default 3)")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="time --steps steps this many times; step_s and host_s are the medians (default 1)")
+    parser.add_argument("--host-table", metavar="N", type=int, default=0,
+                        help="also print, to standard error, the N operators and autograd nodes with the most "
+                             "host time in one step of each configuration (torch.profiler, CPU only)")
     parser.add_argument("--only", default=",".join(CONFIGS),
                         help="comma-separated configuration names (default all): " + ", ".join(CONFIGS))
     args = parser.parse_args(argv)
     unknown = [n for n in args.only.split(",") if n not in CONFIGS]
     if unknown:
         parser.error(f"--only: unknown configuration {', '.join(unknown)}; allowed: {', '.join(CONFIGS)}")
-    if args.steps < 1 or args.warmup < 1:
-        parser.error("--steps and --warmup must be at least 1")
+    if args.steps < 1 or args.warmup < 1 or args.repeats < 1:
+        parser.error("--steps, --warmup and --repeats must be at least 1")
     return args
 
 
@@ -305,6 +335,8 @@ def main(argv=None):
              f"# command: {shlex.join(getattr(sys, 'orig_argv', sys.argv))}",
              "# model: Llama reference layers (see the script's docstring), bf16 module, fp32 masters, "
              "fused AdamW; eager, no torch.compile, no CUDA graphs",
+             f"# timing: {args.warmup} warm-up steps, then {args.repeats} x {args.steps} steps (step_s, host_s: "
+             f"medians over the repeats), {args.repeats} x {args.steps} steps by phase, {PROFILED_STEPS} profiled",
              ",".join(COLUMNS)]
     out.write("\n".join(lines) + "\n")
     out.flush()

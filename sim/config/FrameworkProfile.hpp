@@ -57,6 +57,10 @@ struct KernelFusions {
   // Engine's fused kernels); false: PyTorch eager ops, one kernel per op, the norm and the rotary
   // embedding in fp32 (torchtitan without torch.compile; docs/frameworks.md, "Eager pointwise ops")
   bool pointwise = true;
+  // Q, K and V as one GEMM, and an MLP's gate and up projections as one (Megatron's fused weights);
+  // false: one nn.Linear each, as torchtitan's and Hugging Face's Llama modules run them (three and
+  // two GEMMs, and autograd adds their input gradients)
+  bool projections = true;
   // CNNs: batch norm + ReLU, and batch norm + residual add + ReLU, in one cuDNN kernel each
   // (cudnnBatchNormalizationForwardTrainingEx with CUDNN_BATCHNORM_OPS_BN_ACTIVATION or
   // BN_ADD_ACTIVATION, NHWC; the ReLU's gradient from a bitmask instead of its output)

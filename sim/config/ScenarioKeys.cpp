@@ -129,6 +129,23 @@ KeyTable make_scenario_table() {
                           "op instead of one launch per kernel (Megatron-core --cuda-graph-impl, MLPerf "
                           "submissions; docs/host-time.md). Without a host model (xla-fused, mxnet) it changes "
                           "nothing."},
+          {.path = "training.host_forward_launch",
+           .type = KeyType::Quantity,
+           .dimension = Dimension::Time,
+           .presence = Presence::Derived,
+           .default_text = "the framework's (4 us for PyTorch-launched profiles, 0 for xla-fused and mxnet)",
+           .constraint = Constraint::NonNegative,
+           .description = "Host time per kernel of the forward pass, the recomputation and the optimizer, launched "
+                          "from Python: the host this run's scenario is for, where it differs from the profile's "
+                          "(a slower CPU, a virtual machine; docs/host-time.md, \"Your host\")."},
+          {.path = "training.host_backward_launch",
+           .type = KeyType::Quantity,
+           .dimension = Dimension::Time,
+           .presence = Presence::Derived,
+           .default_text = "the framework's (2 us for PyTorch-launched profiles, 0 for xla-fused and mxnet)",
+           .constraint = Constraint::NonNegative,
+           .description = "Host time per kernel of the backward pass, issued by PyTorch's autograd engine "
+                          "(docs/host-time.md, \"Your host\")."},
           {.path = "training.recompute",
            .type = KeyType::Enum,
            .choices = names(kAllRecomputes, recompute_name),
@@ -156,6 +173,21 @@ KeyTable make_scenario_table() {
                           "op, the norm and the rotary embedding in fp32, as torchtitan runs them without "
                           "torch.compile (docs/frameworks.md, \"Eager pointwise ops\"). Set true for a "
                           "torchtitan run with --training.compile."},
+          {.path = "training.projection_fusion",
+           .type = KeyType::Bool,
+           .presence = Presence::Derived,
+           .default_text = "the framework's (false for torchtitan, true otherwise)",
+           .description = "Q, K and V projected by one GEMM, and a gated MLP's gate and up projections by one "
+                          "(Megatron's fused weights). false: one nn.Linear each, as torchtitan's and Hugging "
+                          "Face's Llama modules run them: three and two GEMMs of the same FLOPs, and autograd "
+                          "adds their input gradients with one kernel per extra projection."},
+          {.path = "training.master_copies",
+           .type = KeyType::Bool,
+           .presence = Presence::Derived,
+           .default_text = "the framework's (true for Megatron, DeepSpeed and mxnet; false for FSDP and torchtitan)",
+           .description = "Mixed precision keeps fp32 master weights apart from the 16-bit model: each step copies "
+                          "the gradients into them and the updated weights back (Megatron's Float16Optimizer, apex "
+                          "O2). false: the optimizer updates fp32 parameters in place (FSDP, torchtitan)."},
           {.path = "training.batchnorm_relu_fusion",
            .type = KeyType::Bool,
            .presence = Presence::Derived,

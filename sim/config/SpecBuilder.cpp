@@ -259,6 +259,26 @@ std::string scenario_framework(const ConfigDocument& document, const PlatformSpe
 
 }  // namespace
 
+namespace {
+
+/// The scenario keys that replace a field of the framework profile where the scenario gives them.
+void override_profile(const ConfigDocument& document, FrameworkProfile& profile) {
+  const auto flag = [&](const char* key, bool& field) {
+    if (!document.at(key).is_derived()) field = document.get_bool(key);
+  };
+  const auto number = [&](const char* key, double& field) {
+    if (!document.at(key).is_derived()) field = document.get_number(key);
+  };
+  flag("training.pointwise_fusion", profile.fusions.pointwise);
+  flag("training.projection_fusion", profile.fusions.projections);
+  flag("training.master_copies", profile.optimizer.master_copies);
+  number("training.host_forward_launch", profile.host.forward_launch_s);
+  number("training.host_backward_launch", profile.host.backward_launch_s);
+  flag("training.cuda_graphs", profile.host.cuda_graphs);
+}
+
+}  // namespace
+
 ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   ScenarioSpec spec;
   spec.name = document.get_string("name");
@@ -297,10 +317,7 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.training.batchnorm_relu_fusion = document.at("training.batchnorm_relu_fusion").is_derived()
                                             ? spec.framework.fusions.batchnorm_relu
                                             : document.get_bool("training.batchnorm_relu_fusion");
-  if (!document.at("training.pointwise_fusion").is_derived())
-    spec.framework.fusions.pointwise = document.get_bool("training.pointwise_fusion");
-  if (!document.at("training.cuda_graphs").is_derived())
-    spec.framework.host.cuda_graphs = document.get_bool("training.cuda_graphs");
+  override_profile(document, spec.framework);
   // The scenario's keys win: the profile the planner reads says what runs.
   spec.framework.ddp = spec.training.overlap_grad_reduce ? DdpFlavour::Torch : DdpFlavour::Local;
   spec.framework.grad_accumulation_fusion = spec.training.grad_accumulation_fusion;

@@ -81,7 +81,7 @@ std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
   const auto& w = spec_;
   std::vector<Kernel> k;
   push_norm_forward(k, "ln1", d.N());
-  push_linear(k, *this, "qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}, true);
+  push_input_projections(k, input_projections(layer, Branch::Attention), true);
   if (w.position == PositionKind::Rotary) push_rotary(k, "rope", d, true);
   if (fused_attention()) {
     // scores, softmax, dropout (mask regenerated from the RNG state) and P.V in one kernel
@@ -104,6 +104,35 @@ std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
   return k;
 }
 
+std::vector<TransformerModel::Projection> TransformerModel::input_projections(int layer, Branch branch) const {
+  const Dims d = dims_of(*this, layer);
+  const MlpKind mlp = spec_.layer(layer).mlp;
+  const bool separate = !fusions_.projections;
+  if (branch == Branch::Attention) {
+    if (!separate) return {{"qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1}}};
+    return {{"q", GemmShape{d.tokens(), d.a * d.d, d.h, 1}},
+            {"k", GemmShape{d.tokens(), d.k * d.d, d.h, 1}},
+            {"v", GemmShape{d.tokens(), d.k * d.d, d.h, 1}}};
+  }
+  if (!separate || !gated(mlp)) return {{"fc1", GemmShape{d.tokens(), mlp_in_width(d, mlp), d.h, 1}}};
+  return {{"fc1_gate", GemmShape{d.tokens(), d.f, d.h, 1}}, {"fc1_up", GemmShape{d.tokens(), d.f, d.h, 1}}};
+}
+
+void TransformerModel::push_input_projections(std::vector<Kernel>& out, const std::vector<Projection>& projections,
+                                              bool forward) const {
+  if (forward) {
+    for (const auto& p : projections) push_linear(out, *this, p.name, p.shape, true);
+    return;
+  }
+  for (auto p = projections.rbegin(); p != projections.rend(); ++p) push_linear_backward(out, *this, p->name, p->shape);
+  // Each projection's input gradient lands in its own tensor; autograd adds them up, one kernel per
+  // extra projection (read two, write one).
+  const double N = static_cast<double>(projections.front().shape.m) * static_cast<double>(projections.front().shape.k);
+  for (std::size_t i = 1; i < projections.size(); ++i)
+    out.push_back(Kernel::make_memory_bound(projections.front().name + ".dgrad_sum" + std::to_string(i),
+                                            3 * N * dtype_bytes(dtype_), kAddFlops * N, dtype_));
+}
+
 std::vector<Kernel> TransformerModel::mlp_forward(int layer) const {
   const Dims d = dims_of(*this, layer);
   const DType t = dtype_;
@@ -111,7 +140,7 @@ std::vector<Kernel> TransformerModel::mlp_forward(int layer) const {
   std::vector<Kernel> k;
   k.push_back(residual_forward("1", d, spec_.dropout, t));
   push_norm_forward(k, "ln2", d.N());
-  push_linear(k, *this, "fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1}, true);
+  push_input_projections(k, input_projections(layer, Branch::Mlp), true);
   // Unfused bias + GeLU (Megatron without --bias-gelu-fusion): fc1 skips its bias, a kernel adds it
   // (read and write the MLP hidden), then the activation runs.
   if (!fusions_.bias_gelu && spec_.bias)
@@ -133,7 +162,7 @@ std::vector<Kernel> TransformerModel::mlp_backward(int layer) const {
   // Unfused: the bias gradient is a reduction of the MLP hidden's gradient over the tokens.
   if (!fusions_.bias_gelu && spec_.bias)
     k.push_back(Kernel::make_memory_bound("fc1_bias.bwd", d.F() * d.e, kAddFlops * d.F(), t));
-  push_linear_backward(k, *this, "fc1", GemmShape{d.tokens(), mlp_in_width(d, shape.mlp), d.h, 1});
+  push_input_projections(k, input_projections(layer, Branch::Mlp), false);
   return k;
 }
 
@@ -166,7 +195,7 @@ std::vector<Kernel> TransformerModel::attention_backward(int layer) const {
     k.push_back(Kernel::make_gemm("attn_scores.dk", GemmShape{d.s, d.d, d.s, d.b * d.a}, t));
   }
   if (spec_.position == PositionKind::Rotary) push_rotary(k, "rope.bwd", d, false);
-  push_linear_backward(k, *this, "qkv", GemmShape{d.tokens(), (d.a + 2 * d.k) * d.d, d.h, 1});
+  push_input_projections(k, input_projections(layer, Branch::Attention), false);
   push_norm_backward(k, "ln1", d.N(), true);
   return k;
 }

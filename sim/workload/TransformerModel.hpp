@@ -128,6 +128,17 @@ private:
   [[nodiscard]] bool eager_pointwise() const;
   void push_rotary(std::vector<kernels::Kernel>& out, const std::string& name, const parts::Dims& d, bool forward) const;
   void push_activation(std::vector<kernels::Kernel>& out, MlpKind mlp, const parts::Dims& d, bool forward) const;
+  /// The weight GEMMs that read a branch's normalised input: fused (qkv; fc1) or, without
+  /// KernelFusions::projections, one per nn.Linear (q, k, v; fc1_gate, fc1_up for a gated MLP).
+  enum class Branch { Attention, Mlp };
+  struct Projection {
+    std::string name;
+    kernels::GemmShape shape;
+  };
+  [[nodiscard]] std::vector<Projection> input_projections(int layer, Branch branch) const;
+  /// Forward: their GEMMs; backward: theirs in reverse, then the adds of their input gradients.
+  void push_input_projections(std::vector<kernels::Kernel>& out, const std::vector<Projection>& projections,
+                              bool forward) const;
 
   TransformerSpec spec_;
   int micro_batch_;

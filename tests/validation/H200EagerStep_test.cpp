@@ -1,12 +1,12 @@
 // Whole training steps measured on one H200 (platforms/calibration/h200-sxm-steps.csv, made by
 // scripts/measure-step.py): Llama-style models launched eagerly from Python, against
-// scenarios/validation/h200-eager-step.yaml with each row's size. No constant is fitted to these
-// rows; the accelerator file is fitted to kernel measurements only (h200-sxm.csv).
+// scenarios/validation/h200-eager-step.yaml with each row's size. The accelerator file is fitted to
+// kernel measurements only (h200-sxm.csv); the scenario's two host launch costs are calibrated on the
+// first row (hidden 512), which the simulator must reproduce; the other rows check them.
 //
-// The rows whose device was busy for at least 90 % of the measured step check the kernel model:
-// within 20 % each (docs/validation.md has the table; the goal is 10 % with no sign). The rows the
-// host bounds (the device busy for a third of the step) are not asserted: the host model prices them
-// 4 to 9 times too fast today, and docs/validation.md and docs/host-time.md say why.
+// Rows whose device was busy for at least 90 % of the measured step: within 10 %. The second row,
+// bound by the host like the first: within 25 % (docs/validation.md has the table and says why it
+// is the worst; the goal is 10 % with no sign).
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -66,15 +66,17 @@ double predicted_step_s(const MeasuredStep& row) {
 
 }  // namespace
 
-TEST_CASE("validation::eager Llama steps on one H200 that keep the device busy, within 20 %", "[validation][simulation]") {
+TEST_CASE("validation::eager Llama steps on one H200: the host calibrated on one row, the others checked",
+          "[validation][simulation]") {
   const auto rows = measured_steps();
   REQUIRE(rows.size() == 5);
   int device_bound = 0;
-  for (const auto& row : rows) {
-    if (row.busy_s < 0.9 * row.step_s) continue;
-    ++device_bound;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    const bool busy = row.busy_s >= 0.9 * row.step_s;
+    device_bound += busy;
     INFO(row.name << ": measured " << row.step_s << " s");
-    CHECK(predicted_step_s(row) == Approx(row.step_s).epsilon(0.20));
+    CHECK(predicted_step_s(row) == Approx(row.step_s).epsilon(i == 0 ? 0.01 : busy ? 0.10 : 0.25));
   }
   CHECK(device_bound == 3);
 }

@@ -68,3 +68,32 @@ TEST_CASE("workload::TransformerModel: each unfused chain adds its intermediate 
           Approx(L * workload::cross_entropy_forward_bytes_per_logit(e)));
   }
 }
+
+TEST_CASE("workload::TransformerModel: separate Q, K, V and gate/up projections keep the FLOPs and add GEMMs and "
+          "gradient sums",
+          "[workload][framework]") {
+  // torchtitan's and Hugging Face's Llama: one nn.Linear per projection. The same FLOPs in 3 + 2
+  // GEMMs instead of 1 + 1; backward, autograd adds the projections' input gradients, one kernel per
+  // extra projection, each reading two N-element gradients and writing one (3 N e bytes).
+  auto spec = test::small_gpt_spec();
+  spec.mlp = workload::MlpKind::SwiGlu;
+  const auto make = [&](bool projections) {
+    config::KernelFusions f;
+    f.projections = projections;
+    return TransformerModel(spec, kMicroBatch, DType::bf16, {}, config::Attention::Fused, f);
+  };
+  const auto fused = make(true), separate = make(false);
+  const auto flops = [](const std::vector<kernels::Kernel>& ks) {
+    double f = 0;
+    for (const auto& k : ks) f += k.flops;
+    return f;
+  };
+  const double N = 1.0 * kMicroBatch * spec.seq_length * spec.hidden;
+  CHECK(separate.layer_forward().size() == fused.layer_forward().size() + 3);        // q, k, v; gate, up
+  CHECK(separate.layer_backward().size() == fused.layer_backward().size() + 3 * 2 + 3);  // dgrad + wgrad each; 2 + 1 sums
+  CHECK(flops(separate.layer_forward()) == Approx(flops(fused.layer_forward())));
+  CHECK(bytes(separate.layer_backward()) - bytes(fused.layer_backward()) > 3 * 3 * N * e);  // the sums, and more operand reads
+  // A GeLU MLP has one up projection either way.
+  spec.mlp = workload::MlpKind::Gelu;
+  CHECK(make(false).mlp_forward().size() == make(true).mlp_forward().size());
+}

@@ -11,10 +11,10 @@ FrameworkProfile torchtitan() {
   p.description = "torchtitan, eager (no torch.compile): FSDP2, SDPA flash attention, RMSNorm, SwiGLU and rotary "
                   "embedding as eager ops (norm and rotary in fp32), fp32 loss, gradients reduce-scattered in fp32";
   p.source = "pytorch/torchtitan models/llama/model.py (RMSNorm _norm(x.float()).type_as(x) * weight, apply_rotary_emb "
-             "via view_as_complex(x.float()), FeedForward w2(F.silu(w1(x)) * w3(x)), cross_entropy on pred.float()); "
+             "via view_as_complex(x.float()), Attention wq, wk, wv separate Linears, FeedForward w2(F.silu(w1(x)) * w3(x)), cross_entropy on pred.float()); "
              "config mixed_precision_param bfloat16, mixed_precision_reduce float32; FSDP2 MixedPrecisionPolicy";
   p.fusions = KernelFusions{.bias_gelu = true, .softmax_mask = true, .layernorm = true, .attention = true,
-                            .cross_entropy = false, .pointwise = false};
+                            .cross_entropy = false, .pointwise = false, .projections = false};
   p.p2p = P2pMode::Async;
   p.ddp = DdpFlavour::Torch;           // each block's reduce-scatter as its backward ends
   p.grad_accumulation_fusion = false;  // autograd adds into .grad
