@@ -16,8 +16,9 @@ divided by the number of calls (at least --min-time seconds per repeat), after w
 A measurement that does not fit in memory or that the device or PyTorch cannot run is skipped with
 a `#` comment line saying why; the run goes on.
 
-The default run (212 rows) should take about 2 minutes on an H100, --quick (76 rows) under one:
-about 0.35 s a row at the default --repeats and --min-time, plus start-up and 2 s of warm-up.
+The default run (214 rows) took 94 s on an H200, --quick (77 rows) takes under a minute, plus
+start-up and 2 s of warm-up. Calls shorter than 50 us are timed replayed from a CUDA graph, so that
+their time is the device's, not the host's issue rate.
 --dry-run prints the rows it would measure, and needs no PyTorch.
 
 The output is the CSV "clearfog kernel measurements v1", one row per measurement, described in
@@ -50,6 +51,9 @@ GiB = 1 << 30
 SEED = 0                      # torch.manual_seed: the same operands and indices on every run
 WARMUP_S = 2.0                # GEMMs before the first measurement, to bring the clocks up
 MAX_CALLS = 100_000           # calls per repeat, at most
+GRAPH_BELOW_S = 50e-6         # calls shorter than this are timed replayed from a CUDA graph
+GRAPH_CALLS = 1000            # calls captured in one graph, at most
+GRAPH_OUTPUTS_B = 2 * (1 << 30)  # memory the captured calls' own outputs may take together
 MEMORY_MARGIN_B = 512 * MiB   # left free for library workspaces (cuBLAS, SDPA)
 
 # --- The plan: the rows to measure, in order (no PyTorch needed) -------------------------------
@@ -70,7 +74,7 @@ ATTENTION_DTYPES = ("bf16", "fp16")
 ATTENTION_SHAPES = ((4, 32, 2048, 128), (1, 32, 8192, 128), (8, 16, 1024, 64))
 
 # Streaming copies: the size of one tensor.
-COPY_SIZES = (1 * MiB, 8 * MiB, 64 * MiB, 256 * MiB, 1 * GiB, 4 * GiB)
+COPY_SIZES = (64 * 1024, 1 * MiB, 8 * MiB, 64 * MiB, 256 * MiB, 1 * GiB, 4 * GiB)
 QUICK_COPY_SIZES = (1 * MiB, 64 * MiB, 1 * GiB)
 COPY_PASSES = (("copy", 2), ("triad", 3))  # pass, tensors moved (read + written)
 
@@ -230,7 +234,7 @@ def time_calls(torch, fn, calls):
 
 
 def calls_per_repeat(torch, fn, min_time):
-    """Warm up fn, then the number of calls that lasts at least min_time.
+    """Warm up fn, then (the number of calls that lasts at least min_time, one call's estimated time).
 
     The first call pays for lazy initialisation (library handles, kernel selection); the growing
     batches that follow warm the caches and clocks and estimate the time of one call."""
@@ -243,13 +247,47 @@ def calls_per_repeat(torch, fn, min_time):
             break
         calls = min(MAX_CALLS, calls * 10)
     per_call = max(elapsed / calls, 1e-9)
-    return max(1, min(MAX_CALLS, math.ceil(min_time / per_call)))
+    return max(1, min(MAX_CALLS, math.ceil(min_time / per_call))), per_call
 
 
-def median_call_time(bench, fn):
-    """time_s: the median over the repeats of (device time of N calls) / N."""
+def captured(torch, fn, calls):
+    """`calls` calls of fn captured in one torch.cuda.CUDAGraph (warmed up on a side stream first, as
+    the CUDA graphs section of the PyTorch notes asks)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    return graph
+
+
+def median_call_time(bench, fn, output_bytes=0, graph=True):
+    """time_s: the median over the repeats of (device time of N calls) / N.
+
+    A call shorter than GRAPH_BELOW_S would be timed at the host's issue rate (a few microseconds a
+    call from Python), not the device's: such calls are captured in a CUDA graph (up to GRAPH_CALLS,
+    fewer where their outputs would take more than GRAPH_OUTPUTS_B) and the graph is replayed, so
+    the time is the device's alone (graph=False: never; the attention rows, whose backward runs
+autograd). Where capture fails, the calls are timed eagerly."""
     torch = bench.torch
-    calls = calls_per_repeat(torch, fn, bench.min_time)
+    calls, per_call = calls_per_repeat(torch, fn, bench.min_time)
+    if graph and per_call < GRAPH_BELOW_S:
+        captured_calls = max(1, min(GRAPH_CALLS, calls, GRAPH_OUTPUTS_B // max(1, output_bytes)))
+        try:
+            graph = captured(torch, fn, captured_calls)
+        except Exception as error:  # noqa: BLE001 -- no capture here: time eagerly, say so
+            progress(f"  CUDA graph capture failed ({reason(error)}); timed eagerly")
+        else:
+            graph.replay()
+            replays = max(1, math.ceil(calls / captured_calls))
+            times = [time_calls(torch, graph.replay, replays) / (replays * captured_calls) for _ in range(bench.repeats)]
+            bench.graphed += 1
+            return statistics.median(times)
     return statistics.median([time_calls(torch, fn, calls) / calls for _ in range(bench.repeats)])
 
 
@@ -273,6 +311,7 @@ class Bench:
         self.is_rocm = bool(getattr(torch.version, "hip", None))
         self.gemm_support = {}  # dtype -> None (supported) or why not, probed once
         self.reported = set()   # dtypes whose absence has been written as a comment
+        self.graphed = 0        # rows timed replayed from a CUDA graph
 
     def dtype(self, name):
         return getattr(self.torch, TORCH_DTYPES[name])
@@ -372,7 +411,8 @@ def measure_gemm(bench, r):
     if why:
         raise Skip(why)
     bench.ensure_fits(gemm_operands_bytes(r))
-    return median_call_time(bench, gemm_call(bench, r)), None
+    output_bytes = r["m"] * r["n"] * {"fp8": 2, "int8": 4}.get(r["dtype"], 0)  # fp8 and int8 allocate theirs
+    return median_call_time(bench, gemm_call(bench, r), output_bytes), None
 
 
 # Attention ---------------------------------------------------------------------------------------
@@ -405,10 +445,10 @@ def measure_attention(bench, r):
     if r["pass"] == "fwd":
         backend, node = sdpa_backend(out)
         bench.out.comment(f"sdpa backend for {describe(r).replace(' pass=fwd', '')}: {backend} ({node})")
-        return median_call_time(bench, lambda: sdpa(q, k, v, is_causal=causal)), None
+        return median_call_time(bench, lambda: sdpa(q, k, v, is_causal=causal), graph=False), None
     dout = torch.randn_like(out)
     backward = lambda: torch.autograd.grad(out, (q, k, v), dout, retain_graph=True)  # noqa: E731
-    return median_call_time(bench, backward), None
+    return median_call_time(bench, backward, graph=False), None
 
 
 # Streaming copies -------------------------------------------------------------------------------
@@ -442,7 +482,8 @@ def measure_gather(bench, r):
     offsets = torch.arange(0, lookups, r["bag"], device=dev, dtype=torch.int64)
     embedding_bag = torch.nn.functional.embedding_bag
     with torch.no_grad():
-        return median_call_time(bench, lambda: embedding_bag(indices, table, offsets, mode="sum")), None
+        output_bytes = r["batch"] * r["dim"] * ELEMENT_BYTES[r["dtype"]]
+        return median_call_time(bench, lambda: embedding_bag(indices, table, offsets, mode="sum"), output_bytes), None
 
 
 # Launch overhead ---------------------------------------------------------------------------------
@@ -472,20 +513,6 @@ def timed_launches(bench, enqueue, kernels):
     return statistics.median(device_s), statistics.median(host_s)
 
 
-def captured_graph(torch, x, kernels):
-    """The launch loop captured in a torch.cuda.CUDAGraph (warmed up on a side stream first, as
-    the CUDA graphs section of the PyTorch notes asks)."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        launch_loop(x, 3)
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        launch_loop(x, kernels)
-    return graph
-
-
 def measure_launch(bench, r):
     """eager: `kernels` x.add_(1) launched one by one from Python; graph: the same kernels replayed
     from one CUDA graph. time_s per kernel, host_s per kernel launched (eager) or replayed (graph)."""
@@ -496,7 +523,7 @@ def measure_launch(bench, r):
         launch_loop(x, kernels)  # warm-up
         return timed_launches(bench, lambda: launch_loop(x, kernels), kernels)
     try:
-        graph = captured_graph(torch, x, kernels)
+        graph = captured(torch, lambda: launch_loop(x, kernels), 1)
     except Exception as error:  # noqa: BLE001 -- no graphs here (some ROCm builds): say so, go on
         raise Skip(f"CUDA graph capture failed: {reason(error)}") from None
     graph.replay()  # warm-up: the first replay uploads the graph
@@ -587,7 +614,7 @@ def warm_up(bench, seconds):
     torch = bench.torch
     dtype = "bf16" if not gemm_unsupported(bench, "bf16") else "fp32"
     fn = gemm_call(bench, row("gemm", dtype=dtype, m=4096, n=4096, k=4096, batch=1))
-    calls = calls_per_repeat(torch, fn, 0.05)
+    calls, _ = calls_per_repeat(torch, fn, 0.05)
     sampled = []
     sampler = threading.Thread(target=lambda: sampled.append(clock_summary(bench)), daemon=True)
     started = time.perf_counter()
@@ -608,6 +635,8 @@ METHOD_NOTES = (  # written under the header's first lines: how each kind was me
     "output with retain_graph=True (the backward kernels alone)",
     f"launch: {LAUNCH_KERNELS} x.add_(1) on a one-element tensor; eager host_s = the Python loop and "
     "PyTorch dispatch per launch; graph = the same kernels replayed from one torch.cuda.CUDAGraph",
+    f"calls under {GRAPH_BELOW_S * 1e6:g} us (gemm, copy, gather): timed replayed from a CUDA graph of up to "
+    f"{GRAPH_CALLS} calls, so that the time is the device's, not the host's issue rate",
 )
 
 
@@ -744,8 +773,8 @@ def main(argv=None):
         header(bench, args, clocks)
         written = measure_all(bench, plan)
         bench.out.comment(f"clocks at end: {clock_summary(bench)}")
-        bench.out.comment(f"done: {written} of {len(plan)} rows measured, {len(plan) - written} skipped, "
-                          f"in {time.perf_counter() - started:.0f} s")
+        bench.out.comment(f"done: {written} of {len(plan)} rows measured ({bench.graphed} replayed from CUDA "
+                          f"graphs), {len(plan) - written} skipped, in {time.perf_counter() - started:.0f} s")
     finally:
         if stream is not sys.stdout:
             stream.close()

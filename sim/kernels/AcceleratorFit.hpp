@@ -2,8 +2,10 @@
 // Fits an accelerator file's efficiencies to kernel measurements (KernelMeasurements.hpp,
 // `clearfog calibrate`, docs/calibration.md). Each efficiency is fitted on the rows that depend on
 // it, in an order where each fit only leans on those before it: the launch overhead on the empty
-// kernels (replayed from a CUDA graph where measured, else launched eagerly), memory.efficiency on copies beyond the L2, sram.shared_bandwidth on copies inside it,
-// the GEMM efficiency of each dtype on its GEMMs, memory.random_access_efficiency on the gathers.
+// kernels (replayed from a CUDA graph where measured, else launched eagerly), memory.efficiency on copies beyond the L2,
+// the GEMM efficiency of each dtype on its compute-bound GEMMs, memory.random_access_efficiency on the
+// gathers. The copies inside the L2 and the attention rows check the model; sram.shared_bandwidth is
+// not fitted (AcceleratorFit.cpp says why).
 // A fit minimises the mean squared log-ratio of the model's time (the same model a run prices
 // kernels with) to the measured one, by golden-section search: the model's time falls
 // monotonically as an efficiency rises. Attention rows are checks, never fitted. A call timed at
