@@ -25,7 +25,7 @@ using kernels::AcceleratorFit;
 
 /// A fitted value as an accelerator file writes it.
 std::string file_text(const std::string& key, double value) {
-  if (key == "kernel.launch_overhead") return units::format(value, units::Dimension::Time);
+  if (key == "kernel.launch_overhead" || key == "gemm.fixed_overhead") return units::format(value, units::Dimension::Time);
   if (key == "sram.shared_bandwidth") return units::format(value, units::Dimension::Bandwidth);
   return fmt::format("{:.4g}", value);
 }

@@ -33,7 +33,7 @@ const std::vector<std::string>& calibratable_accelerator_keys() {
     std::vector<std::string> k{"gemm.efficiency"};
     for (DType d : kAllDTypes) k.push_back("gemm.dtype_efficiency." + std::string(dtype_name(d)));
     for (const char* key : {"memory.efficiency", "memory.random_access_efficiency", "sram.shared_bandwidth",
-                            "kernel.launch_overhead"})
+                            "kernel.launch_overhead", "gemm.fixed_overhead"})
       k.emplace_back(key);
     return k;
   }();
@@ -56,6 +56,9 @@ std::vector<UncalibratedValue> uncalibrated_values(const AcceleratorSpec& a, con
         why_uncalibrated(a, "sram.shared_bandwidth", fmt::format("{:g} TB/s", a.sram_shared_bandwidth_Bps / 1e12)));
   add("kernel.launch_overhead",
       why_uncalibrated(a, "kernel.launch_overhead", fmt::format("{:g} us", a.launch_overhead_s * 1e6)));
+  // Flagged only where a file gives it: 0, the default, is what every file had before the key.
+  if (given(a, "gemm.fixed_overhead"))
+    add("gemm.fixed_overhead", why_uncalibrated(a, "gemm.fixed_overhead", fmt::format("{:g} us", a.gemm_fixed_s * 1e6)));
   return out;
 }
 

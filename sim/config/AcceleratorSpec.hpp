@@ -44,6 +44,7 @@ struct AcceleratorSpec {
   double gemm_efficiency = 1.0;            // fraction of peak a compute-bound tile sustains, (0, 1]: any dtype ...
   std::map<DType, double> gemm_dtype_efficiency;  // ... but these (gemm.dtype_efficiency)
   double launch_overhead_s = 0;            // fixed time per kernel launch
+  double gemm_fixed_s = 0;                 // a GEMM kernel's own fixed time on top: prologue and epilogue
   int simd_width_bits = 0;                 // SIMD register width of CPU-like parts; 0 = matrix units
   double power_W = 0;                      // peak power (TDP); 0 = unknown
   double idle_power_W = 0;                 // idle power; 0 = unknown

@@ -70,6 +70,7 @@ AcceleratorSpec build_accelerator(const ConfigDocument& document) {
     if (const ConfigValue* source = document.find("calibrated." + key)) spec.calibrated[key] = source->as_string();
   }
   spec.launch_overhead_s = document.get_number("kernel.launch_overhead");
+  spec.gemm_fixed_s = document.get_number("gemm.fixed_overhead");
   spec.simd_width_bits = document.get_int("simd.width");
   if (const ConfigValue* peak = document.find("power.peak")) spec.power_W = peak->as_number();
   if (const ConfigValue* idle = document.find("power.idle")) spec.idle_power_W = idle->as_number();

@@ -3,7 +3,8 @@
 // `clearfog calibrate`, docs/calibration.md). Each efficiency is fitted on the rows that depend on
 // it, in an order where each fit only leans on those before it: the launch overhead on the empty
 // kernels (replayed from a CUDA graph where measured, else launched eagerly), memory.efficiency on copies beyond the L2,
-// the GEMM efficiency of each dtype on its compute-bound GEMMs, memory.random_access_efficiency on the
+// gemm.fixed_overhead on the GEMMs shorter than 20 launch overheads, the GEMM efficiency of each dtype
+// on its compute-bound GEMMs longer than that, memory.random_access_efficiency on the
 // gathers. The copies inside the L2 and the attention rows check the model; sram.shared_bandwidth is
 // not fitted (AcceleratorFit.cpp says why).
 // A fit minimises the mean squared log-ratio of the model's time (the same model a run prices

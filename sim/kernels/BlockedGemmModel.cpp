@@ -20,7 +20,8 @@ struct WaveTiming {
 };
 
 /// `tiles` tiles in `waves` waves of `units`: each wave lasts the slowest of the tiles' arithmetic
-/// (in parallel on the units), the wave's L2 traffic and its HBM traffic; plus the launch.
+/// (in parallel on the units), the wave's L2 traffic and its HBM traffic; plus the launch and the
+/// GEMM kernel's own fixed time (gemm.fixed_overhead).
 WaveTiming time_waves(const config::AcceleratorSpec& acc, double tile_compute_s, double l2_per_tile,
                       double hbm_per_tile, double tiles, double waves, double units) {
   const auto wave = [&](double t) {
@@ -34,7 +35,8 @@ WaveTiming time_waves(const config::AcceleratorSpec& acc, double tile_compute_s,
     return w;
   };
   const WaveTiming full = wave(units), last = wave(tiles - (waves - 1) * units);
-  return {acc.launch_overhead_s + (waves - 1) * full.time_s + last.time_s, waves > 1 ? full.bound : last.bound};
+  return {acc.launch_overhead_s + acc.gemm_fixed_s + (waves - 1) * full.time_s + last.time_s,
+          waves > 1 ? full.bound : last.bound};
 }
 
 double ceil_div(double a, double b) { return std::ceil(a / b); }
@@ -77,6 +79,8 @@ BlockedGemmModel::BlockedGemmModel(const config::AcceleratorSpec& accelerator) :
       fail(fmt::format("gemm.dtype_efficiency.{} must be in (0, 1], got {}", dtype_name(dtype), efficiency));
   if (!(accelerator_.launch_overhead_s >= 0))
     fail(fmt::format("kernel.launch_overhead must be >= 0, got {} s", accelerator_.launch_overhead_s));
+  if (!(accelerator_.gemm_fixed_s >= 0))
+    fail(fmt::format("gemm.fixed_overhead must be >= 0, got {} s", accelerator_.gemm_fixed_s));
   if (accelerator_.gemm_tiles.empty()) fail("gemm.tiles is empty");
   for (const auto& tile : accelerator_.gemm_tiles)
     if (tile.m <= 0 || tile.n <= 0) fail(fmt::format("gemm tile {}x{} must have sides > 0", tile.m, tile.n));
@@ -279,7 +283,7 @@ GemmEstimate BlockedGemmModel::estimate_grouped(const std::vector<GemmShape>& gr
         l2 += e.l2_bytes;
         hbm += e.hbm_bytes;
       }
-      double time_s = acc.launch_overhead_s, in_wave = 0, wave_compute = 0, wave_l2 = 0, wave_hbm = 0;
+      double time_s = acc.launch_overhead_s + acc.gemm_fixed_s, in_wave = 0, wave_compute = 0, wave_l2 = 0, wave_hbm = 0;
       GemmBound bound = GemmBound::Compute;
       const auto close_wave = [&] {
         if (in_wave == 0) return;

@@ -101,7 +101,7 @@ TEST_CASE("kernels::fit_accelerator recovers the efficiencies the measurements w
     else
       CHECK(std::abs(r.mean_error_after) < 1e-3);
   }
-  CHECK(fit.values.size() == 5);
+  CHECK(fit.values.size() == 6);
 }
 
 TEST_CASE("kernels::read_kernel_measurements: malformed files are located errors", "[kernels]") {
@@ -200,7 +200,7 @@ TEST_CASE("kernels::fit_accelerator: the shipped H200 file is what clearfog cali
   const std::filesystem::path root(CLEARFOG_SOURCE_DIR);
   const auto shipped = config::load_accelerator(root / "platforms/accelerators/h200-sxm.yaml");
   const auto fit = kernels::fit_accelerator(shipped, kernels::read_kernel_measurements(root / "platforms/calibration/h200-sxm.csv"));
-  REQUIRE(fit.values.size() == 9);
+  REQUIRE(fit.values.size() == 10);
   for (const auto& v : fit.values) {
     INFO(v.key);
     CHECK(v.status == kernels::FitStatus::Fitted);
