@@ -201,93 +201,128 @@ double predicted_time_s(const config::AcceleratorSpec& a, const KernelMeasuremen
   return -1;
 }
 
-AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const KernelMeasurements& all) {
-  AcceleratorFit fit{start, {}, {}, {}};
-  auto& a = fit.fitted;
-  // Fits see only the calls the device, not the host's issue rate, timed.
-  KernelMeasurements m{all.gpu, {}};
-  const auto host_bound = host_bound_lines(all);
-  for (const auto& r : all.rows)
-    if (!host_bound.count(r.line)) m.rows.push_back(r);
-  const auto record = [&](std::string key, double before, double after, const Rows& rows, std::string what) {
-    fit.values.push_back({std::move(key), before, after, rows.size(), fmt::format("{} {}", rows.size(), what)});
-  };
-  const auto fit_one = [&](const std::string& key, double before, const Setter& set, const Rows& rows, double lo,
-                           double hi, const std::string& what) {
+namespace {
+
+/// One fit in progress: the accelerator being fitted, the rows it is fitted to, and what is
+/// recorded. Each step fits what leans only on the steps before it (AcceleratorFit.hpp).
+class Fitter {
+ public:
+  Fitter(const config::AcceleratorSpec& start, const KernelMeasurements& all) : fit_{start, {}, {}, {}}, all_(all) {
+    // Fits see only the calls the device, not the host's issue rate, timed.
+    m_.gpu = all.gpu;
+    const auto host_bound = host_bound_lines(all);
+    for (const auto& r : all.rows)
+      if (!host_bound.count(r.line)) m_.rows.push_back(r);
+  }
+
+  AcceleratorFit run() {
+    fit_launch();
+    const bool l2 = a().sram_shared_B > 0 && a().sram_shared_bandwidth_Bps > 0;
+    fit_one("memory.efficiency", a().memory_efficiency, [](auto& x, double v) { x.memory_efficiency = v; },
+            select(m_, [&](auto& r) {
+              return r.kind == MeasurementKind::Copy && (!l2 || r.bytes > 2 * a().sram_shared_B);
+            }),
+            0.01, 1.0, "copies beyond the L2");
+    // sram.shared_bandwidth is not fitted to the copies inside the L2: the model feeds GEMM tiles from
+    // it too, and on an H200 the copies' 7.9 TB/s would make 25 of 26 bf16 GEMMs L2-bound where they
+    // run compute-bound (Hopper's tiles reach more of the L2 than a copy). The copies are a check.
+    fit_gemms();
+    fit_one("memory.random_access_efficiency", a().random_access_efficiency,
+            [](auto& x, double v) { x.random_access_efficiency = v; },
+            select(m_, [&](auto& r) { return r.kind == MeasurementKind::Gather && a().supports(r.dtype); }), 0.001,
+            1.0, "embedding-bag gathers");
+    report_residuals();
+    return fit_;
+  }
+
+ private:
+  config::AcceleratorSpec& a() { return fit_.fitted; }
+
+  void record(std::string key, double before, double after, const Rows& rows, const std::string& what) {
+    fit_.values.push_back({std::move(key), before, after, rows.size(), fmt::format("{} {}", rows.size(), what)});
+  }
+
+  void fit_one(const std::string& key, double before, const Setter& set, const Rows& rows, double lo, double hi,
+               const std::string& what) {
     if (rows.empty()) return;
-    const double start_misfit = misfit(a, rows);
-    const double value = golden_section(a, set, rows, lo, hi);
-    auto trial = a;
+    const double start_misfit = misfit(a(), rows);
+    const double value = golden_section(a(), set, rows, lo, hi);
+    auto trial = a();
     set(trial, value);
     // A flat objective drifts to a bound without improving anything; a bound is no measurement either.
     const bool improved = misfit(trial, rows) < start_misfit * (1 - kImprovement);
     const bool at_bound = std::fabs(std::log(value / lo)) < kBoundSlack || std::fabs(std::log(value / hi)) < kBoundSlack;
     const FitStatus status = !improved ? FitStatus::Insensitive : at_bound ? FitStatus::AtBound : FitStatus::Fitted;
-    if (status == FitStatus::Fitted) set(a, value);
+    if (status == FitStatus::Fitted) set(a(), value);
     record(key, before, status == FitStatus::Insensitive ? before : value, rows, what);
-    fit.values.back().status = status;
-  };
-  // Replayed from a CUDA graph, an empty kernel costs the device alone; launched eagerly from Python
-  // it may cost the host's issue rate instead, which is not the device's per-kernel cost.
-  const auto launches_of = [&](const char* pass) {
-    return select(m, [pass](auto& r) { return r.kind == MeasurementKind::Launch && r.pass == pass; });
-  };
-  auto launches = launches_of("graph");
-  const bool replayed = !launches.empty();
-  if (!replayed) launches = launches_of("eager");
-  if (!launches.empty()) {
-    const double before = a.launch_overhead_s;
-    a.launch_overhead_s = median_time_s(launches);
-    record("kernel.launch_overhead", before, a.launch_overhead_s, launches,
+    fit_.values.back().status = status;
+  }
+
+  /// Replayed from a CUDA graph, an empty kernel costs the device alone; launched eagerly from Python
+  /// it may cost the host's issue rate instead, which is not the device's per-kernel cost.
+  void fit_launch() {
+    const auto launches_of = [&](const char* pass) {
+      return select(m_, [pass](auto& r) { return r.kind == MeasurementKind::Launch && r.pass == pass; });
+    };
+    auto launches = launches_of("graph");
+    const bool replayed = !launches.empty();
+    if (!replayed) launches = launches_of("eager");
+    if (launches.empty()) return;
+    const double before = a().launch_overhead_s;
+    a().launch_overhead_s = median_time_s(launches);
+    record("kernel.launch_overhead", before, a().launch_overhead_s, launches,
            replayed ? "empty kernels replayed from a CUDA graph (median)"
                     : "empty kernels launched eagerly (median; no CUDA-graph row: may include host time)");
   }
-  const bool l2 = a.sram_shared_B > 0 && a.sram_shared_bandwidth_Bps > 0;
-  fit_one("memory.efficiency", a.memory_efficiency, [](auto& x, double v) { x.memory_efficiency = v; },
-          select(m, [&](auto& r) { return r.kind == MeasurementKind::Copy && (!l2 || r.bytes > 2 * a.sram_shared_B); }),
-          0.01, 1.0, "copies beyond the L2");
-  // sram.shared_bandwidth is not fitted to the copies inside the L2: the model feeds GEMM tiles from it
-  // too, and on an H200 the copies' 7.9 TB/s would make 25 of 26 bf16 GEMMs L2-bound where they run
-  // compute-bound (Hopper's tiles reach more of the L2 than a copy). The copies are reported as a check.
-  // A GEMM kernel's own fixed time, on the GEMMs too short for the efficiency (AcceleratorFit.hpp),
-  // after a first, unrecorded fit of each efficiency, so that the short rows do not take up what the
-  // efficiency owes them; the efficiencies are then fitted again, with the fixed time in.
-  const auto start_efficiency = a;
-  for (DType d : kAllDTypes)
-    if (a.supports(d)) {
-      const Setter set = [d](auto& x, double v) { x.gemm_dtype_efficiency[d] = v; };
-      const Rows rows = compute_bound_rows(a, m, d, set);
-      if (!rows.empty()) set(a, golden_section(a, set, rows, 0.01, 1.0));
-    }
-  fit_one("gemm.fixed_overhead", a.gemm_fixed_s, [](auto& x, double v) { x.gemm_fixed_s = v; },
-          select(m, [&](auto& r) {
-            return r.kind == MeasurementKind::Gemm && a.supports(r.dtype) &&
-                   r.time_s < kFittedGemmLaunches * a.launch_overhead_s;
-          }),
-          1e-8, 1e-4, "GEMMs shorter than 20 launch overheads");
-  a.gemm_dtype_efficiency = start_efficiency.gemm_dtype_efficiency;  // the recorded fits start from the file's
-  for (DType d : kAllDTypes)
-    if (a.supports(d)) {
-      const Setter set = [d](auto& x, double v) { x.gemm_dtype_efficiency[d] = v; };
-      fit_one("gemm.dtype_efficiency." + std::string(dtype_name(d)), start_efficiency.gemm_efficiency_of(d), set,
-              compute_bound_rows(a, m, d, set), 0.01, 1.0, fmt::format("compute-bound GEMMs in {}", dtype_name(d)));
-    }
-  fit_one("memory.random_access_efficiency", a.random_access_efficiency,
-          [](auto& x, double v) { x.random_access_efficiency = v; },
-          select(m, [&](auto& r) { return r.kind == MeasurementKind::Gather && a.supports(r.dtype); }), 0.001, 1.0,
-          "embedding-bag gathers");
-  for (const auto& [name, rows] : classes(a, all)) {
-    Rows priced;
-    for (const auto* r : rows)
-      if (predicted_time_s(a, *r) > 0) priced.push_back(r);
-      else
-        fit.skipped.push_back(fmt::format("line {}: {} (the accelerator has no {} peak)", r->line, name,
-                                          dtype_name(r->dtype)));
-    if (priced.empty()) continue;
-    const auto before = signed_errors(start, priced), after = signed_errors(a, priced);
-    fit.residuals.push_back({name, priced.size(), before.mean, after.mean, after.worst});
+
+  /// A GEMM kernel's own fixed time on the GEMMs too short for the efficiency, after a first,
+  /// unrecorded fit of each efficiency (so that the short rows do not take up what the efficiency owes
+  /// them); then each efficiency again, from the file's value, with the fixed time in.
+  void fit_gemms() {
+    const auto start = a();
+    const auto setter = [](DType d) -> Setter { return [d](auto& x, double v) { x.gemm_dtype_efficiency[d] = v; }; };
+    for (DType d : kAllDTypes)
+      if (a().supports(d))
+        if (const Rows rows = compute_bound_rows(a(), m_, d, setter(d)); !rows.empty())
+          setter(d)(a(), golden_section(a(), setter(d), rows, 0.01, 1.0));
+    fit_one("gemm.fixed_overhead", a().gemm_fixed_s, [](auto& x, double v) { x.gemm_fixed_s = v; },
+            select(m_, [&](auto& r) {
+              return r.kind == MeasurementKind::Gemm && a().supports(r.dtype) &&
+                     r.time_s < kFittedGemmLaunches * a().launch_overhead_s;
+            }),
+            1e-8, 1e-4, "GEMMs shorter than 20 launch overheads");
+    a().gemm_dtype_efficiency = start.gemm_dtype_efficiency;
+    for (DType d : kAllDTypes)
+      if (a().supports(d))
+        fit_one("gemm.dtype_efficiency." + std::string(dtype_name(d)), start.gemm_efficiency_of(d), setter(d),
+                compute_bound_rows(a(), m_, d, setter(d)), 0.01, 1.0,
+                fmt::format("compute-bound GEMMs in {}", dtype_name(d)));
   }
-  return fit;
+
+  void report_residuals() {
+    for (const auto& [name, rows] : classes(a(), all_)) {
+      Rows priced;
+      for (const auto* r : rows)
+        if (predicted_time_s(a(), *r) > 0) priced.push_back(r);
+        else
+          fit_.skipped.push_back(fmt::format("line {}: {} (the accelerator has no {} peak)", r->line, name,
+                                             dtype_name(r->dtype)));
+      if (priced.empty()) continue;
+      const auto before = signed_errors(start_, priced), after = signed_errors(a(), priced);
+      fit_.residuals.push_back({name, priced.size(), before.mean, after.mean, after.worst});
+    }
+  }
+
+  AcceleratorFit fit_;
+  const config::AcceleratorSpec start_ = fit_.fitted;  // the file as given, for the errors before
+  const KernelMeasurements& all_;
+  KernelMeasurements m_;
+};
+
+}  // namespace
+
+AcceleratorFit fit_accelerator(const config::AcceleratorSpec& start, const KernelMeasurements& all) {
+  return Fitter(start, all).run();
 }
 
 }  // namespace clearfog::kernels
