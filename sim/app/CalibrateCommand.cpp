@@ -13,6 +13,7 @@
 
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
+#include "config/KeyTable.hpp"
 #include "core/Errors.hpp"
 #include "core/OutputPaths.hpp"
 #include "core/Units.hpp"
@@ -23,10 +24,10 @@ namespace {
 
 using kernels::AcceleratorFit;
 
-/// A fitted value as an accelerator file writes it.
+/// A fitted value as an accelerator file writes it: with the unit its key is declared in.
 std::string file_text(const std::string& key, double value) {
-  if (key == "kernel.launch_overhead" || key == "gemm.fixed_overhead") return units::format(value, units::Dimension::Time);
-  if (key == "sram.shared_bandwidth") return units::format(value, units::Dimension::Bandwidth);
+  const config::KeySpec* spec = config::KeyTable::of(config::DocumentKind::Accelerator).find(key);
+  if (spec && spec->type == config::KeyType::Quantity) return units::format(value, spec->dimension);
   return fmt::format("{:.4g}", value);
 }
 
