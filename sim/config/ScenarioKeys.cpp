@@ -153,7 +153,10 @@ KeyTable make_scenario_table() {
            .default_text = std::string(recompute_name(Recompute::None)),
            .description = "Activation recomputation (Korthikanti et al. 2022): none; selective: the attention "
                           "core is recomputed in backward; full: each layer's forward is recomputed before its "
-                          "backward and only its input is kept."},
+                          "backward and only its input is kept; op: torchtitan's per-op selective checkpointing "
+                          "(--activation_checkpoint.selective_ac_option op): the outputs of matrix products and "
+                          "attention are kept, except every second matrix product of a layer, and everything "
+                          "else is recomputed (docs/recompute.md)."},
           {.path = "training.attention",
            .type = KeyType::Enum,
            .choices = names(kAllAttentions, attention_name),

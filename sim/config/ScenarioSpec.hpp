@@ -38,16 +38,23 @@ constexpr std::optional<Optimizer> parse_optimizer(std::string_view name) {
 
 /// Activation recomputation (Korthikanti et al. 2022): none; selective: the attention core (scores,
 /// softmax, dropout, attention over V) is recomputed in backward; full: every layer's forward is
-/// recomputed before its backward, only layer inputs are kept.
-enum class Recompute { None, Selective, Full };
+/// recomputed before its backward, only layer inputs are kept; op: PyTorch's per-op selective
+/// checkpointing as torchtitan configures it (matrix products and attention saved, every second
+/// matrix product and every other op recomputed; docs/recompute.md).
+enum class Recompute { None, Selective, Full, Op };
 
-inline constexpr std::array<Recompute, 3> kAllRecomputes = {Recompute::None, Recompute::Selective, Recompute::Full};
+inline constexpr std::array<Recompute, 4> kAllRecomputes = {Recompute::None, Recompute::Selective, Recompute::Full,
+                                                            Recompute::Op};
+
+/// A policy that re-runs some of a layer's forward kernels before its backward (not all: full).
+constexpr bool partial_recompute(Recompute r) { return r == Recompute::Selective || r == Recompute::Op; }
 
 constexpr std::string_view recompute_name(Recompute r) {
   switch (r) {
     case Recompute::None: return "none";
     case Recompute::Selective: return "selective";
     case Recompute::Full: return "full";
+    case Recompute::Op: return "op";
   }
   return "?";
 }

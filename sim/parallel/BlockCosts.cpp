@@ -33,8 +33,13 @@ BlockCosts::BlockCosts(const workload::ModelDescription& model, const kernels::K
       p.forward.push_back(price_segment(s, type, PassKind::Forward, block.type + ".forward." + s.name));
     for (const auto& s : block.backward)
       p.backward.push_back(price_segment(s, type, PassKind::Backward, block.type + ".backward." + s.name));
-    p.selective_s = price(block.selective_recompute, type, PassKind::Recompute, block.type + ".recompute");
-    p.selective_kernels = block.selective_recompute.size();
+    for (const auto policy : config::kAllRecomputes) {
+      const auto& kernels = block.partial_recompute[workload::policy_index(policy)];
+      if (kernels.empty()) continue;
+      p.recompute_s[workload::policy_index(policy)] =
+          price(kernels, type, PassKind::Recompute, block.type + ".recompute", policy);
+      p.recompute_kernels[workload::policy_index(policy)] = kernels.size();
+    }
     pricing_.push_back(std::move(p));
   }
   accumulation_priced_.assign(type_names_.size(), false);
@@ -74,12 +79,12 @@ PricedSegment BlockCosts::price_segment(const workload::Segment& segment, std::s
 }
 
 double BlockCosts::price(const std::vector<kernels::Kernel>& kernels, std::size_t type, PassKind pass,
-                         const std::string& name) {
+                         const std::string& name, config::Recompute policy) {
   double total_s = 0;
   for (const auto& k : kernels) {
     const auto cost = costs_.cost(k);
     total_s += cost.time_s;
-    rows_.push_back(Row{PricedKernel{name, k, cost, 0}, type, pass});
+    rows_.push_back(Row{PricedKernel{name, k, cost, 0}, type, pass, policy});
   }
   return total_s;
 }
@@ -114,7 +119,7 @@ std::vector<PricedKernel> BlockCosts::table(const std::vector<int>& blocks_of_ty
   const bool full_recompute = recompute == config::Recompute::Full;
   std::vector<PricedKernel> out;
   for (const auto& row : rows_) {
-    if (row.pass == PassKind::Recompute && recompute != config::Recompute::Selective) continue;
+    if (row.pass == PassKind::Recompute && row.policy != recompute) continue;
     const int blocks = blocks_of_type.at(row.type);
     int passes = micro_batches;
     if (row.pass == PassKind::Accumulate) passes = std::max(0, micro_batches - 1);

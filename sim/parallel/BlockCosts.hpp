@@ -2,6 +2,7 @@
 // A model description's passes priced once per block type: the time of each segment of a block's
 // forward and backward on one device for one micro-batch, its selective recomputation, and the
 // unfused gradient accumulation of its parameters. Pure: kernels are priced by the cost model.
+#include <array>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,10 @@ struct PricedSegment {
 
 struct BlockPricing {
   std::vector<PricedSegment> forward, backward;
-  double selective_s = 0;  // the kernels selective recomputation re-runs
-  std::size_t selective_kernels = 0;
+  /// The kernels each partial recomputation policy re-runs (workload::Block::partial_recompute),
+  /// by policy_index: their time and how many.
+  std::array<double, workload::kRecomputePolicies> recompute_s{};
+  std::array<std::size_t, workload::kRecomputePolicies> recompute_kernels{};
   [[nodiscard]] double forward_s() const;
   [[nodiscard]] double backward_s() const;
 };
@@ -49,7 +52,7 @@ public:
   /// The kernel table: each type's rows with `runs` = its blocks on the busiest stage x passes
   /// (`micro_batches` for forward, backward and selective recomputation, one fewer for
   /// accumulation; a checkpointable type's forward runs twice per micro-batch under full
-  /// recomputation). Selective recomputation rows appear only under that policy.
+  /// recomputation). A partial policy's recompute rows appear only under that policy.
   [[nodiscard]] std::vector<PricedKernel> table(const std::vector<int>& blocks_of_type, int micro_batches,
                                                 config::Recompute recompute) const;
   [[nodiscard]] std::size_t type_count() const { return type_names_.size(); }
@@ -60,8 +63,10 @@ private:
     PricedKernel kernel;
     std::size_t type;
     PassKind pass;
+    config::Recompute policy = config::Recompute::None;  // a Recompute row's policy
   };
-  double price(const std::vector<kernels::Kernel>& kernels, std::size_t type, PassKind pass, const std::string& name);
+  double price(const std::vector<kernels::Kernel>& kernels, std::size_t type, PassKind pass, const std::string& name,
+               config::Recompute policy = config::Recompute::None);
   PricedSegment price_segment(const workload::Segment& segment, std::size_t type, PassKind pass,
                               const std::string& name);
   [[nodiscard]] double time_of(const std::vector<kernels::Kernel>& kernels, bool weight_gradients_only = false) const;

@@ -93,7 +93,7 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
   // Expert parameters are sharded by ZeRO over the expert-data group (dp/ep devices), the others
   // over dp (docs/moe.md).
   std::vector<double> parameters(static_cast<std::size_t>(par.pp), 0.0), expert_parameters = parameters;
-  double largest_block = 0, largest_checkpointed = 0;
+  double largest_block = 0, largest_checkpointed = 0, largest_op_recomputed = 0;
   for (std::size_t b = 0; b < model.blocks.size(); ++b) {
     const auto& block = model.blocks[b];
     for (const auto& p : block.params) {
@@ -103,9 +103,13 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
       for (const int s : stages_of_block[b]) (p.expert ? expert_parameters : parameters)[s] += p.elements;
     }
     largest_block = std::max(largest_block, block.device_parameters());
-    if (block.checkpointable)
-      largest_checkpointed =
-          std::max(largest_checkpointed, block.saved_activation_B[workload::policy_index(config::Recompute::None)]);
+    if (block.checkpointable) {
+      const auto& saved = block.saved_activation_B;
+      const double all_B = saved[workload::policy_index(config::Recompute::None)];
+      largest_checkpointed = std::max(largest_checkpointed, all_B);
+      largest_op_recomputed =
+          std::max(largest_op_recomputed, all_B - saved[workload::policy_index(config::Recompute::Op)]);
+    }
   }
 
   // Sparse embedding tables (docs/dlrm.md): each device holds its shards; the busiest device counts.
@@ -157,6 +161,8 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
                              : 0.0;
     // Full recomputation re-creates one block's activations at a time during backward.
     if (training.recompute == config::Recompute::Full) m.buffers_B += largest_checkpointed;
+    // Per-op recomputation re-creates what the policy did not keep, one block at a time.
+    if (training.recompute == config::Recompute::Op) m.buffers_B += largest_op_recomputed;
     // ZeRO-3 gathers one block's parameters at a time, with the next one prefetched.
     if (par.zero_stage >= 3 && par.dp > 1) m.buffers_B += 2 * per_param.weights * largest_block;
     // A mixed platform: the smaller memory of its two kinds (any stage may sit on either).

@@ -183,7 +183,7 @@ void StepPlanner::price_stages() {
   // Per micro-batch on average: the first micro-batch writes its gradients, the others accumulate.
   const double mean_accumulate = m_ > 1 ? (m_ - 1.0) / m_ : 0.0;
   const bool full = training.recompute == config::Recompute::Full;
-  const bool selective = training.recompute == config::Recompute::Selective;
+  const bool partial = config::partial_recompute(training.recompute);
   for (std::size_t b = 0; b < model_.blocks.size(); ++b)
     for (const int s : holders_of_block(b)) {
     const auto& block = model_.blocks[b];
@@ -195,7 +195,9 @@ void StepPlanner::price_stages() {
     for (const auto& p : own_params_[b])
       stage_parameters_[s] += p.elements / (!zero ? 1.0 : p.expert ? static_cast<double>(dp_ / ep_) : shard_);
     stage_tensors_[s] += own_params_[b].size();
-    const double recompute = full && block.checkpointable ? price.forward_s() : selective ? price.selective_s : 0.0;
+    const double recompute = full && block.checkpointable ? price.forward_s()
+                             : partial ? price.recompute_s[workload::policy_index(training.recompute)]
+                                       : 0.0;
     stage_fwd[s] += price.forward_s();
     stage_bwd[s] += price.backward_s() + recompute + mean_accumulate * accumulate_s_[b];
     stage_rec[s] += recompute;

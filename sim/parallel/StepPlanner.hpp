@@ -155,7 +155,7 @@ private:
                                                BackwardPart part = BackwardPart::Whole) const;
   /// Per replica of the stage being laid out, on its kind of device (platform.mixed): the
   /// block's selective recomputation, and `scale` times its unfused gradient accumulation.
-  [[nodiscard]] std::vector<double> selective_times(std::size_t block) const;
+  [[nodiscard]] std::vector<double> partial_recompute_times(std::size_t block) const;
   [[nodiscard]] std::vector<double> accumulate_times(std::size_t block, double scale) const;
   /// Whether replica d of the stage being laid out runs on the platform's second kind of device.
   [[nodiscard]] bool mixed_replica(int d) const {

@@ -117,10 +117,11 @@ std::vector<double> StepPlanner::replica_times(const PricedSegment& segment, Bac
   return t;
 }
 
-std::vector<double> StepPlanner::selective_times(std::size_t block) const {
-  std::vector<double> t(static_cast<std::size_t>(dp_), costs_.of(block).selective_s);
+std::vector<double> StepPlanner::partial_recompute_times(std::size_t block) const {
+  const std::size_t policy = workload::policy_index(scenario_.training.recompute);
+  std::vector<double> t(static_cast<std::size_t>(dp_), costs_.of(block).recompute_s[policy]);
   for (int d = 0; d < dp_; ++d)
-    if (mixed_replica(d)) t[d] = mixed_costs_->of(block).selective_s;
+    if (mixed_replica(d)) t[d] = mixed_costs_->of(block).recompute_s[policy];
   return t;
 }
 
@@ -204,27 +205,27 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
       std::size_t first = last;
       while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
       if (gradients_done) first = bucket_run_start(first, last);
-      std::vector<double> forward_s = zeros, backward_s = zeros, selective_s = zeros;
+      std::vector<double> forward_s = zeros, backward_s = zeros, partial_s = zeros;
       std::vector<workload::CommPoint> forward_points, backward_points;
-      std::size_t forward_kernels = 0, backward_kernels = 0, selective_kernels = 0;
+      std::size_t forward_kernels = 0, backward_kernels = 0, partial_kernels = 0;
       for (std::size_t b = first; b <= last; ++b) {
         forward_kernels += pass_kernels(b, true);
         backward_kernels += pass_kernels(b, false, part) + accumulate_kernels(b, accumulating);
-        selective_kernels += costs_.of(b).selective_kernels;
+        partial_kernels += costs_.of(b).recompute_kernels[workload::policy_index(recompute)];
         const auto& price = costs_.of(b);
         for (const auto& seg : price.forward) forward_points.push_back(seg.comm);
         for (const auto& seg : price.backward) backward_points.push_back(seg.comm);
         add_times(forward_s, pass_times(b, true));
         add_times(backward_s, pass_times(b, false, part));
         add_times(backward_s, accumulate_times(b, accumulating));
-        add_times(selective_s, selective_times(b));
+        add_times(partial_s, partial_recompute_times(b));
       }
       unit(s, first, last + 1, prefix + ".layers" + bwd, [&] {
         if (recompute == config::Recompute::Full) {
           compute(Category::Recompute, prefix + ".layers.recompute", forward_s, forward_kernels);
           collectives(forward_points, prefix + ".tp.recompute");
-        } else if (recompute == config::Recompute::Selective && selective_s != zeros) {
-          compute(Category::Recompute, prefix + ".layers.recompute", selective_s, selective_kernels);
+        } else if (config::partial_recompute(recompute) && partial_s != zeros) {
+          compute(Category::Recompute, prefix + ".layers.recompute", partial_s, partial_kernels);
         }
         compute(Category::Backward, prefix + ".layers" + bwd, backward_s, backward_kernels);
         collectives(backward_points, prefix + ".tp.bwd");
@@ -240,9 +241,9 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
     unit(s, last, last + 1, name + bwd, [&] {
       if (recompute == config::Recompute::Full && block.checkpointable)
         run_segments(price.forward, Category::Recompute, name + ".re", zeros);
-      else if (const auto selective = selective_times(last);
-               recompute == config::Recompute::Selective && selective != zeros)
-        compute(Category::Recompute, name + ".re.core", selective, price.selective_kernels);
+      else if (const auto partial = partial_recompute_times(last);
+               config::partial_recompute(recompute) && partial != zeros)
+        compute(Category::Recompute, name + ".re.core", partial, price.recompute_kernels[workload::policy_index(recompute)]);
       run_segments(price.backward, Category::Backward, name + bwd, accumulate_times(last, accumulating), part,
                    accumulate_kernels(last, accumulating));
       if (gradients_done) record_gradients(last, units_);

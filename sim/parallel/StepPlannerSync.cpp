@@ -239,8 +239,8 @@ void StepPlanner::sum_figures() {
     double again = 0;
     if (recompute == config::Recompute::Full && block.checkpointable)
       again = workload::matmul_flops(block.forward);
-    else if (recompute == config::Recompute::Selective)
-      again = workload::matmul_flops(block.selective_recompute);
+    else if (config::partial_recompute(recompute))
+      again = workload::matmul_flops(block.partial_recompute[workload::policy_index(recompute)]);
     model += forward + backward;
     hardware += workload::matmul_flops(block.forward) + workload::matmul_flops(block.backward) + again;
     if (block.checkpointable) recomputable += forward;

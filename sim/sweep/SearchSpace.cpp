@@ -15,6 +15,7 @@ int recompute_cost(config::Recompute r) {
   switch (r) {
     case config::Recompute::None: return 0;
     case config::Recompute::Selective: return 1;
+    case config::Recompute::Op: return 2;  // pointwise ops and every second matrix product of a layer
     case config::Recompute::Full: return 4;
   }
   return 0;
@@ -84,8 +85,10 @@ int memory_cost_rank(const MemoryKnobs& k) {
 
 std::vector<MemoryKnobs> SearchSpace::memory_ladder() const {
   const std::vector<int> zeros = zero_stages.value_or(std::vector<int>{0, 1, 2, 3});
-  const std::vector<config::Recompute> recs =
-      recomputes.value_or(std::vector<config::Recompute>(config::kAllRecomputes.begin(), config::kAllRecomputes.end()));
+  // Per-op checkpointing (torchtitan's) is searched when named: it models dense layers without
+  // tensor parallelism only (TransformerType::check_scenario), which most layouts are not.
+  const std::vector<config::Recompute> recs = recomputes.value_or(
+      std::vector<config::Recompute>{config::Recompute::None, config::Recompute::Selective, config::Recompute::Full});
   std::vector<MemoryKnobs> ladder;
   for (int z : zeros)
     for (auto r : recs) ladder.push_back({z, r});

@@ -96,7 +96,7 @@ struct ParamTensor {
 };
 
 /// Activation recomputation policies, indexable: config::Recompute's values in order.
-inline constexpr int kRecomputePolicies = 3;
+inline constexpr int kRecomputePolicies = static_cast<int>(config::kAllRecomputes.size());
 inline constexpr std::size_t policy_index(config::Recompute r) { return static_cast<std::size_t>(r); }
 
 struct Block {
@@ -106,9 +106,11 @@ struct Block {
   std::string type;
   std::vector<Segment> forward;
   std::vector<Segment> backward;
-  /// Selective recomputation (Korthikanti et al. 2022): kernels re-run before the backward pass;
-  /// empty when the block has nothing to recompute selectively.
-  std::vector<kernels::Kernel> selective_recompute;
+  /// The kernels each partial policy (config::partial_recompute) re-runs before the backward pass,
+  /// by policy_index: selective's attention core (Korthikanti et al. 2022), op's unsaved forward
+  /// ops. Empty for none and full (full re-runs the forward segments) and when the block has
+  /// nothing to recompute under the policy.
+  std::array<std::vector<kernels::Kernel>, kRecomputePolicies> partial_recompute{};
   /// Full recomputation applies to this block: its forward (segments and collectives) re-runs
   /// before its backward and only its input is kept (Megatron checkpoints transformer layers).
   bool checkpointable = false;

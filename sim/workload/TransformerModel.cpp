@@ -6,6 +6,7 @@
 
 #include "core/Errors.hpp"
 #include "workload/EagerPointwise.hpp"
+#include "workload/OpCheckpointPolicy.hpp"
 #include "workload/TransformerKernelParts.hpp"
 #include "workload/TransformerMla.hpp"
 #include "workload/TransformerMoe.hpp"
@@ -192,6 +193,10 @@ std::vector<Kernel> TransformerModel::attention_core_forward(int layer) const {
     if (k.name == "attn_scores" || k.name == "softmax" || k.name == "attn_dropout" || k.name == "attn_v")
       core.push_back(std::move(k));
   return core;
+}
+
+std::vector<Kernel> TransformerModel::op_checkpointed_forward(int layer) const {
+  return spec_.moe_layer(layer) ? attention_forward(layer) : layer_forward(layer);
 }
 
 std::vector<Kernel> TransformerModel::embedding_forward() const {
@@ -452,6 +457,7 @@ double TransformerModel::layer_activation_bytes(int layer, config::Recompute rec
   switch (recompute) {
     case config::Recompute::Full: return residual;  // the layer input only
     case config::Recompute::Selective: return rest + logsumexp;
+    case config::Recompute::Op: return residual + split_op_checkpoint(op_checkpointed_forward(layer), ea).saved_B;
     case config::Recompute::None: break;
   }
   return rest + logsumexp + scores;

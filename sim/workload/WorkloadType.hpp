@@ -41,6 +41,11 @@ public:
 /// "FP8 training"), and nothing says how another type's kernels would run in fp8.
 std::string fp8_training_refusal(std::string_view type, std::string_view kernels);
 
+/// Reports training.recompute: op on a workload of `type` that has no transformer layers: per-op
+/// checkpointing is modelled for transformer layers as torchtitan wraps them (docs/recompute.md).
+void check_op_recompute_refused(const config::ConfigDocument& scenario, std::string_view type,
+                                std::vector<Diagnostic>& out);
+
 /// Every registered type, in docs order.
 const std::vector<const WorkloadType*>& workload_types();
 /// The type named `name`; throws clearfog::Error listing the registered ones if there is none.

@@ -2,6 +2,7 @@
 // workload keys and their reference, `clearfog explain workload` — derives from this list.
 #include <fmt/format.h>
 
+#include "config/CheckSupport.hpp"
 #include "workload/WorkloadType.hpp"
 #include "workload/types/ChakraType.hpp"
 #include "workload/types/CnnType.hpp"
@@ -33,6 +34,16 @@ std::string fp8_training_refusal(std::string_view type, std::string_view kernels
                      "layers; a {} workload's {} have no fp8 training path modelled: train it in fp16, bf16, tf32 "
                      "or fp32",
                      type, kernels);
+}
+
+void check_op_recompute_refused(const config::ConfigDocument& scenario, std::string_view type,
+                                std::vector<Diagnostic>& out) {
+  if (const auto* r = scenario.find("training.recompute"); r && r->as_string() == config::recompute_name(config::Recompute::Op))
+    config::report(scenario, "training.recompute",
+                   fmt::format("op (per-op selective checkpointing) is modelled for transformer layers as torchtitan "
+                               "wraps them; a {} workload allows none, selective or full",
+                               type),
+                   out);
 }
 
 ModelDescription describe(const config::ScenarioSpec& scenario) {

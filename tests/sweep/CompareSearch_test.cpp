@@ -160,7 +160,7 @@ TEST_CASE("compare: a bad --set or set: key exits 2 and says where", "[compare][
   CHECK_THAT(search_key.output, Catch::Contains("compare-bad.yaml:9:3: search.zero: unknown knob"));
   const auto search = run_cli("compare " + (kData / "compare-tiny.yaml").string() + " --search recompute=some", true);
   CHECK(search.exit_code == 2);
-  CHECK_THAT(search.output, Catch::Contains("--search") && Catch::Contains("none, selective, full"));
+  CHECK_THAT(search.output, Catch::Contains("--search") && Catch::Contains("none, selective, full, op"));
   const auto layout = run_cli("compare " + (kData / "compare-tiny.yaml").string() + " --set parallelism.tp=2", true);
   CHECK(layout.exit_code == 2);
   CHECK_THAT(layout.output, Catch::Contains("compare searches the layout"));

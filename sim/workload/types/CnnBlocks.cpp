@@ -120,6 +120,7 @@ Block make_block(const CnnContext& c, std::size_t index, const std::vector<doubl
                                : c.net.layers[span.begin - 1].out.elements());
   block.saved_activation_B[policy_index(config::Recompute::None)] = kept[index];
   block.saved_activation_B[policy_index(config::Recompute::Selective)] = kept[index];
+  block.saved_activation_B[policy_index(config::Recompute::Op)] = kept[index];  // refused for CNNs: no effect
   block.saved_activation_B[policy_index(config::Recompute::Full)] = input_B;
   const bool last = span.end == c.spec.layers.size();
   block.output_B = last ? 0.0 : b * e * c.net.layers[span.end - 1].out.elements();

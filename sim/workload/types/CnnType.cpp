@@ -195,6 +195,7 @@ void CnnType::check_scenario(const ConfigDocument& scenario, const ConfigDocumen
   if (const auto* precision = scenario.find("training.precision"); precision && precision->as_string() == "fp8")
     config::report(scenario, "training.precision", fp8_training_refusal(name(), kFp8Kernels), out);
   check_batchnorm_relu_fusion(scenario, workload, out);
+  check_op_recompute_refused(scenario, name(), out);
 }
 
 std::optional<std::int64_t> CnnType::pipeline_units(const ConfigDocument& doc) const {

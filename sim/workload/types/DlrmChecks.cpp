@@ -120,6 +120,7 @@ void DlrmType::check_scenario(const ConfigDocument& scenario, const ConfigDocume
                    "sequence parallelism splits a transformer's sequence; a dlrm workload allows false only", out);
   if (const auto* precision = scenario.find("training.precision"); precision && precision->as_string() == "fp8")
     config::report(scenario, "training.precision", fp8_training_refusal(name(), kFp8Kernels), out);
+  check_op_recompute_refused(scenario, name(), out);
   if (ep != dp)
     config::report(scenario, "parallelism.ep",
                    fmt::format("a dlrm workload shards its embedding tables over the expert-parallel group, which "
