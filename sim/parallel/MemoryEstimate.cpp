@@ -40,15 +40,26 @@ StateBytes state_bytes(DType precision) {
 
 }  // namespace
 
-ModelStates model_state_bytes(double parameters, DType precision, config::Optimizer optimizer, int zero_stage, int dp) {
+ModelStates model_state_bytes(double parameters, DType precision, config::Optimizer optimizer, int zero_stage, int dp,
+                              MasterGradient master) {
+  constexpr double kFp32GradientBytes = 4;
   const StateBytes per_param = state_bytes(precision);
   const double n = dp;
   ModelStates m;
   m.weights_B = per_param.weights * parameters / (zero_stage >= 3 ? n : 1.0);
-  m.gradients_B = per_param.gradients * parameters / (zero_stage >= 2 ? n : 1.0);
+  const double gradient = master == MasterGradient::Accumulated ? kFp32GradientBytes : per_param.gradients;
+  m.gradients_B = gradient * parameters / (zero_stage >= 2 ? n : 1.0);
+  if (master == MasterGradient::Copied) m.gradients_B += kFp32GradientBytes * parameters / (zero_stage >= 1 ? n : 1.0);
   m.optimizer_B = (optimizer == config::Optimizer::Adam ? per_param.adam : per_param.sgd) * parameters /
                   (zero_stage >= 1 ? n : 1.0);
   return m;
+}
+
+MasterGradient master_gradient(const config::ScenarioSpec& scenario) {
+  const DType p = scenario.training.precision;
+  const bool mixed = p == DType::fp16 || p == DType::bf16 || p == DType::fp8;
+  if (!mixed || !scenario.framework.optimizer.master_copies) return MasterGradient::None;
+  return scenario.training.grad_accumulation_fusion ? MasterGradient::Accumulated : MasterGradient::Copied;
 }
 
 double peak_stage_activations(const config::ScenarioSpec& scenario, int stage,
@@ -73,6 +84,7 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
   const auto& par = scenario.parallelism;
   const auto& training = scenario.training;
   const StateBytes per_param = state_bytes(training.precision);  // rejects int8
+  const MasterGradient master = master_gradient(scenario);
   const auto model = workload::describe(scenario);
   std::vector<double> block_time_s;
   if (partition_of(scenario) == config::StagePartition::Balanced && par.layer_split.empty())
@@ -92,7 +104,8 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
   };
   // Expert parameters are sharded by ZeRO over the expert-data group (dp/ep devices), the others
   // over dp (docs/moe.md).
-  std::vector<double> parameters(static_cast<std::size_t>(par.pp), 0.0), expert_parameters = parameters;
+  std::vector<double> parameters(static_cast<std::size_t>(par.pp), 0.0), expert_parameters = parameters,
+                      stage_transient = parameters;
   double largest_block = 0, largest_checkpointed = 0, largest_op_recomputed = 0;
   for (std::size_t b = 0; b < model.blocks.size(); ++b) {
     const auto& block = model.blocks[b];
@@ -103,6 +116,7 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
       for (const int s : stages_of_block[b]) (p.expert ? expert_parameters : parameters)[s] += p.elements;
     }
     largest_block = std::max(largest_block, block.device_parameters());
+    for (const int s : stages_of_block[b]) stage_transient[s] = std::max(stage_transient[s], block.backward_transient_B);
     if (block.checkpointable) {
       const auto& saved = block.saved_activation_B;
       const double all_B = saved[workload::policy_index(config::Recompute::None)];
@@ -141,10 +155,10 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
       for (std::size_t b = range.begin; b < range.end; ++b)
         chunk_activation[c] += model.blocks[b].saved_activation_B[policy];
     }
-    const ModelStates dense =
-        model_state_bytes(parameters[s], training.precision, training.optimizer, par.zero_stage, par.shard_degree());
+    const ModelStates dense = model_state_bytes(parameters[s], training.precision, training.optimizer, par.zero_stage,
+                                                par.shard_degree(), master);
     const ModelStates experts = model_state_bytes(expert_parameters[s], training.precision, training.optimizer,
-                                                  par.zero_stage, par.dp / par.ep);
+                                                  par.zero_stage, par.dp / par.ep, master);
     const ModelStates states{dense.weights_B + experts.weights_B, dense.gradients_B + experts.gradients_B,
                              dense.optimizer_B + experts.optimizer_B};
     MemoryEstimate m;
@@ -163,6 +177,8 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
     if (training.recompute == config::Recompute::Full) m.buffers_B += largest_checkpointed;
     // Per-op recomputation re-creates what the policy did not keep, one block at a time.
     if (training.recompute == config::Recompute::Op) m.buffers_B += largest_op_recomputed;
+    // One block's backward runs at a time: the largest transient of the stage's blocks (the loss's).
+    m.buffers_B += stage_transient[s];
     // ZeRO-3 gathers one block's parameters at a time, with the next one prefetched.
     if (par.zero_stage >= 3 && par.dp > 1) m.buffers_B += 2 * per_param.weights * largest_block;
     // A mixed platform: the smaller memory of its two kinds (any stage may sit on either).

@@ -44,7 +44,15 @@ struct ModelStates {
   double weights_B = 0, gradients_B = 0, optimizer_B = 0;
   [[nodiscard]] double total_B() const { return weights_B + gradients_B + optimizer_B; }
 };
-ModelStates model_state_bytes(double parameters, DType precision, config::Optimizer optimizer, int zero_stage, int dp);
+/// The fp32 gradient a mixed-precision optimizer with master copies reads (docs/compute-model.md,
+/// "Memory"): none (the ZeRO paper's 2 + 2 + 12); accumulated into directly (Megatron's fp32
+/// main_grad with gradient-accumulation fusion: the only gradient, 4 bytes); or a copy beside the
+/// 16-bit gradient, sharded with the optimizer states.
+enum class MasterGradient { None, Accumulated, Copied };
+ModelStates model_state_bytes(double parameters, DType precision, config::Optimizer optimizer, int zero_stage, int dp,
+                              MasterGradient master = MasterGradient::None);
+/// The master gradient a scenario's framework keeps (none outside 16-bit training).
+MasterGradient master_gradient(const config::ScenarioSpec& scenario);
 
 /// The largest sum of activations `stage` holds at once: walking its schedule, a chunk's forward
 /// adds `chunk_activation_B[chunk]` (indexed by the stage's chunk 0 … v-1) until its backward

@@ -121,6 +121,9 @@ struct Block {
   std::vector<ParamTensor> params;
   /// Bytes kept from forward for backward, one micro-batch, this device, under each policy.
   std::array<double, kRecomputePolicies> saved_activation_B{};
+  /// Bytes the block's backward allocates for a while beyond what it keeps, this device: the
+  /// gradients of an unfused loss (TransformerModel::loss_transient_bytes). 0: none worth counting.
+  double backward_transient_B = 0;
   /// Bytes the block's output activation takes on each device of the tensor group (the tensor a
   /// pipeline stage would send on).
   double output_B = 0;

@@ -468,6 +468,10 @@ double TransformerModel::embedding_activation_bytes() const {
   return spec_.dropout ? d.N() * kMaskBytes : 0.0;
 }
 
+double TransformerModel::loss_transient_bytes() const {
+  return fusions_.cross_entropy ? 0.0 : 2 * kFp32Bytes * dims_of(*this, 0).L();
+}
+
 double TransformerModel::head_activation_bytes() const {
   const Dims d = dims_of(*this, 0);
   const double ea = d.e;

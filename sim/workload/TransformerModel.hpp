@@ -109,6 +109,11 @@ public:
   [[nodiscard]] double layer_activation_bytes(int layer, config::Recompute recompute) const;
   [[nodiscard]] double embedding_activation_bytes() const;
   [[nodiscard]] double head_activation_bytes() const;
+  /// The unfused cross-entropy's backward on fp32 logits holds, beside the saved fp32
+  /// probabilities, the gradient it receives and the one it returns: 2 x 4 bytes per logit of this
+  /// rank (PyTorch's log_softmax backward; docs/compute-model.md, "Memory"). 0 when fused: the
+  /// kernel writes the gradient over the logits.
+  [[nodiscard]] double loss_transient_bytes() const;
 
   [[nodiscard]] const TransformerSpec& spec() const { return spec_; }
   [[nodiscard]] int micro_batch() const { return micro_batch_; }

@@ -35,6 +35,8 @@ config::ScenarioSpec gpt_7_5b(DType precision, config::Optimizer optimizer) {
   sc.training.precision = precision;
   sc.training.optimizer = optimizer;
   sc.parallelism.dp = 8;
+  // The ZeRO paper's accounting (2 + 2 + 12): no fp32 gradient beside the 16-bit one.
+  sc.framework.optimizer.master_copies = false;
   return sc;
 }
 double parameters(const config::ScenarioSpec& sc) {
@@ -57,6 +59,34 @@ TEST_CASE("parallel::MemoryEstimate: mixed-precision Adam keeps 16 bytes per par
   // ZeRO's example: 7.5B parameters need 120 GB of model states without sharding.
   CHECK(model_states(estimate_memory(gpt_7_5b(DType::bf16, config::Optimizer::Adam))) ==
         Approx(16 * 7.5e9).epsilon(0.005));
+}
+
+TEST_CASE("parallel::MemoryEstimate: Megatron's fp32 main gradients, as its distributed-optimizer table counts them",
+          "[memory]") {
+  // Megatron Core's docs (distrib_optimizer): bytes per parameter, non-distributed and distributed
+  // over d ranks: bf16 parameters with fp32 gradients 18 and 6 + 12/d; fp16 parameters and
+  // gradients 20 and 4 + 16/d (the fp32 main gradient sharded with the optimizer states).
+  const double d = 8;
+  auto sc = gpt_7_5b(DType::bf16, config::Optimizer::Adam);
+  sc.framework.optimizer.master_copies = true;
+  const double psi = parameters(sc);
+  SECTION("accumulated into fp32 main_grad (gradient-accumulation fusion)") {
+    sc.training.grad_accumulation_fusion = true;
+    CHECK(model_states(estimate_memory(sc)) == Approx(18 * psi).epsilon(1e-12));
+    sc.parallelism.zero_stage = 1;
+    CHECK(model_states(estimate_memory(sc)) == Approx((6 + 12 / d) * psi).epsilon(1e-12));
+  }
+  SECTION("copied beside the 16-bit gradient") {
+    sc.training.precision = DType::fp16;
+    sc.training.grad_accumulation_fusion = false;
+    CHECK(model_states(estimate_memory(sc)) == Approx(20 * psi).epsilon(1e-12));
+    sc.parallelism.zero_stage = 1;
+    CHECK(model_states(estimate_memory(sc)) == Approx((4 + 16 / d) * psi).epsilon(1e-12));
+  }
+  SECTION("fp32 training has no separate master gradient") {
+    sc.training.precision = DType::fp32;
+    CHECK(model_states(estimate_memory(sc)) == Approx(16 * psi).epsilon(1e-12));
+  }
 }
 
 TEST_CASE("parallel::MemoryEstimate: optimizer states by optimizer and precision", "[memory]") {
@@ -96,14 +126,18 @@ TEST_CASE("parallel::MemoryEstimate: one DDP bucket of communication buffer, cap
   auto sc = gpt_7_5b(DType::bf16, config::Optimizer::Adam);
   SECTION("data parallel") {
     const auto m = estimate_memory(sc);
-    CHECK(m.buffers_B == sc.training.bucket_size_B);
+    // one bucket, and the unfused loss's two fp32 gradients of the logits (b s V of them)
+    const auto& w = test::transformer(sc.workload);
+    const double logits = 1.0 * sc.training.micro_batch * w.seq_length * w.vocab_size;
+    CHECK(m.buffers_B == Approx(sc.training.bucket_size_B + 2 * 4 * logits).epsilon(1e-12));
     CHECK(m.capacity_B == 80e9);
     CHECK(m.total_B() == m.weights_B + m.gradients_B + m.optimizer_B + m.activations_B + m.buffers_B);
     CHECK_FALSE(m.fits());  // 16 x 7.5B = 120 GB of model states on an 80 GB device
   }
-  SECTION("one replica all-reduces nothing") {
+  SECTION("one replica all-reduces nothing: the loss's transient is left") {
     sc.parallelism.dp = 1;
-    CHECK(estimate_memory(sc).buffers_B == 0);
+    const auto& w = test::transformer(sc.workload);
+    CHECK(estimate_memory(sc).buffers_B == Approx(2 * 4 * (1.0 * sc.training.micro_batch * w.seq_length * w.vocab_size)));
   }
   SECTION("a model smaller than a bucket") {
     sc.workload = test::with_transformer(sc.workload, [](workload::TransformerSpec& w) {
@@ -116,7 +150,7 @@ TEST_CASE("parallel::MemoryEstimate: one DDP bucket of communication buffer, cap
     });
     const auto m = estimate_memory(sc);
     REQUIRE(m.gradients_B < sc.training.bucket_size_B);
-    CHECK(m.buffers_B == m.gradients_B);
+    CHECK(m.buffers_B == Approx(m.gradients_B + 2 * 4 * (1.0 * sc.training.micro_batch * 32 * 100)).epsilon(1e-12));
     CHECK(m.fits());
   }
   SECTION("tensor parallelism shards the model states") {

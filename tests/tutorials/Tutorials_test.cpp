@@ -194,12 +194,14 @@ TEST_CASE("tutorial 6: ZeRO divides model states, recomputation divides activati
   const auto points = run_tutorial("06-memory.yaml");
   REQUIRE(points.size() == 12);
   const auto at = [&](int zero, const std::string& recompute) { return points.at(std::to_string(zero) + "|" + recompute); };
-  // Mixed-precision Adam: 2 + 2 + 12 bytes per parameter (Rajbhandari et al., ZeRO, Fig. 1), each
-  // ZeRO stage sharding one more term over dp = 8.
+  // Mixed-precision Adam as Megatron runs bf16: 2 + 4 + 12 bytes per parameter (the ZeRO paper's
+  // terms, Rajbhandari et al. Fig. 1, with fp32 gradients: Megatron Core's distributed-optimizer
+  // table, 18 bytes), each ZeRO stage sharding one more term over dp = 8.
   const double psi = at(0, "none").weights_B / 2, dp = 8;
+  CHECK(at(0, "none").gradients_B == Approx(4 * psi));
   CHECK(at(0, "none").optimizer_B == Approx(12 * psi));
   CHECK(at(1, "none").optimizer_B == Approx(12 * psi / dp));
-  CHECK(at(2, "none").gradients_B == Approx(2 * psi / dp));
+  CHECK(at(2, "none").gradients_B == Approx(4 * psi / dp));
   CHECK(at(3, "none").weights_B == Approx(2 * psi / dp));
   // Korthikanti et al. 2022, Eq. 1-2 with t = 1: selective recomputation drops the attention core's
   // 5as/h * sbh bytes per layer and keeps 34 sbh; full keeps only each layer's 2 sbh input.

@@ -17,6 +17,7 @@
 #include "config/ConfigLoader.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedRun.hpp"
+#include "parallel/MemoryEstimate.hpp"
 
 using namespace clearfog;
 
@@ -24,7 +25,7 @@ namespace {
 
 struct MeasuredStep {
   std::string name, hidden, layers, heads, ffn_hidden, seq, micro_batch;
-  double step_s = 0, busy_s = 0;
+  double step_s = 0, busy_s = 0, peak_B = 0;
 };
 
 std::vector<MeasuredStep> measured_steps() {
@@ -46,13 +47,13 @@ std::vector<MeasuredStep> measured_steps() {
     std::stringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) c.push_back(cell);
     REQUIRE(c.size() >= 14);
-    rows.push_back({c[0], c[1], c[2], c[3], c[4], c[5], c[6], std::stod(c[9]), std::stod(c[13])});
+    rows.push_back({c[0], c[1], c[2], c[3], c[4], c[5], c[6], std::stod(c[9]), std::stod(c[13]), std::stod(c[11])});
   }
   return rows;
 }
 
-double predicted_step_s(const MeasuredStep& row) {
-  const auto scenario = config::load_scenario(
+config::ScenarioSpec scenario_of(const MeasuredStep& row) {
+  return config::load_scenario(
       std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/validation/h200-eager-step.yaml",
       {{"workload.hidden", row.hidden},
        {"workload.layers", row.layers},
@@ -61,6 +62,10 @@ double predicted_step_s(const MeasuredStep& row) {
        {"workload.seq_length", row.seq},
        {"training.micro_batch", row.micro_batch},
        {"training.global_batch", row.micro_batch}});
+}
+
+double predicted_step_s(const MeasuredStep& row) {
+  const auto scenario = scenario_of(row);
   return std::stod(engine::run_forked([&] { return std::to_string(driver::run_scenario(scenario).metrics.step_time_s); }));
 }
 
@@ -79,4 +84,14 @@ TEST_CASE("validation::eager Llama steps on one H200: the host calibrated on one
     CHECK(predicted_step_s(row) == Approx(row.step_s).epsilon(i == 0 ? 0.01 : busy ? 0.10 : 0.25));
   }
   CHECK(device_bound == 3);
+}
+
+TEST_CASE("validation::eager Llama steps on one H200: the memory estimate against the measured peak",
+          "[validation][memory]") {
+  // torch.cuda.max_memory_allocated over the timed steps; the estimate counts the script's fp32
+  // master gradients and its loss's fp32 gradients of the logits (docs/validation.md). Within 6 %.
+  for (const auto& row : measured_steps()) {
+    INFO(row.name << ": measured peak " << row.peak_B << " B");
+    CHECK(parallel::estimate_memory(scenario_of(row)).total_B() == Approx(row.peak_B).epsilon(0.06));
+  }
 }

@@ -311,6 +311,7 @@ Block head_block(const Context& c) {
   b.params.push_back(logits);
   b.params.push_back(replicated("final_ln", w.norm == NormKind::LayerNorm && w.bias ? 2 * h : h));
   b.saved_activation_B.fill(c.model.head_activation_bytes());
+  b.backward_transient_B = c.model.loss_transient_bytes();
   b.output_B = 0;
   return b;
 }
