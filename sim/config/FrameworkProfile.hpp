@@ -103,6 +103,11 @@ struct ParameterGathering {
   /// (event.synchronize()) until the unit whose buffer it reuses has been freed, so the host runs
   /// at most two units ahead of the device. FSDP2 waits on the device instead.
   bool host_rate_limit = false;
+  /// FSDP2 all-gathers into one buffer and then copies it out into each parameter's unsharded
+  /// tensor on the compute stream (torch.split_with_sizes_copy in foreach_all_gather_copy_out),
+  /// reading and writing the unit's gathered bytes before it can run. FSDP1 and DeepSpeed use the
+  /// gathered buffer in place.
+  bool copy_out = false;
 };
 
 struct FrameworkProfile {

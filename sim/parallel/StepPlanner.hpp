@@ -169,10 +169,16 @@ private:
   /// Host time the devices of the stage wait for before a pass (FrameworkProfile::host_per_micro_batch_s).
   void host_wait(const std::string& name);
   /// Blocks [first, end) as one unit of parameters: under ZeRO-3 its gathers run before `ops`.
+  /// One unit of parameters run by `ops` in pass `pass` (Forward or Backward): under ZeRO-3 its
+  /// gathers first, and FSDP2's copy-out of them (ParameterGathering::copy_out).
   template <typename Ops>
-  void unit(int stage, std::size_t first, std::size_t end, const std::string& name, const Ops& ops);
+  void unit(int stage, std::size_t first, std::size_t end, const std::string& name, program::Category pass,
+            const Ops& ops);
   /// The elements each of the unit's all-gathers moves (FrameworkProfile::sharding).
   [[nodiscard]] std::vector<double> gathered_elements(std::size_t first, std::size_t end) const;
+  /// Each replica's time to copy `elements` gathered parameters out of the all-gather's output
+  /// into the parameters' own tensors: one memory-bound kernel reading and writing them.
+  [[nodiscard]] std::vector<double> copy_out_times(double elements) const;
   /// Records the block's gradients as ready after each member's latest op: for the reduction when
   /// this is the chunk's last gradient pass of the iteration (final_pass_), and per pass under ZeRO-2/3.
   void record_gradients(std::size_t block, int unit);

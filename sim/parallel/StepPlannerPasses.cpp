@@ -175,7 +175,7 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
         kernels += pass_kernels(e, true);
         for (const auto& seg : costs_.of(e).forward) points.push_back(seg.comm);
       }
-      unit(s, b, e, prefix + ".layers.fwd", [&] {
+      unit(s, b, e, prefix + ".layers.fwd", Category::Forward, [&] {
         compute(Category::Forward, prefix + ".layers.fwd", seconds, kernels);
         collectives(points, prefix + ".tp.fwd");
       });
@@ -184,7 +184,7 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
     }
     const std::string name = fmt::format("mb{}.{}.fwd", mb, model_.blocks[b].name);
     const std::vector<double> none(static_cast<std::size_t>(dp_), 0.0);
-    unit(s, b, b + 1, name, [&] { run_segments(costs_.of(b).forward, Category::Forward, name, none); });
+    unit(s, b, b + 1, name, Category::Forward, [&] { run_segments(costs_.of(b).forward, Category::Forward, name, none); });
     ++b;
   }
 }
@@ -220,7 +220,7 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
         add_times(backward_s, accumulate_times(b, accumulating));
         add_times(partial_s, partial_recompute_times(b));
       }
-      unit(s, first, last + 1, prefix + ".layers" + bwd, [&] {
+      unit(s, first, last + 1, prefix + ".layers" + bwd, Category::Backward, [&] {
         if (recompute == config::Recompute::Full) {
           compute(Category::Recompute, prefix + ".layers.recompute", forward_s, forward_kernels);
           collectives(forward_points, prefix + ".tp.recompute");
@@ -238,7 +238,7 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
     const auto& block = model_.blocks[last];
     const auto& price = costs_.of(last);
     const std::string name = fmt::format("mb{}.{}", mb, block.name);
-    unit(s, last, last + 1, name + bwd, [&] {
+    unit(s, last, last + 1, name + bwd, Category::Backward, [&] {
       if (recompute == config::Recompute::Full && block.checkpointable)
         run_segments(price.forward, Category::Recompute, name + ".re", zeros);
       else if (const auto partial = partial_recompute_times(last);
@@ -366,8 +366,18 @@ std::vector<double> StepPlanner::gathered_elements(std::size_t first, std::size_
   return out;
 }
 
+std::vector<double> StepPlanner::copy_out_times(double elements) const {
+  const auto kernel = kernels::Kernel::make_memory_bound("fsdp.copy_out", 2 * elements * element_B_, 0,
+                                                         scenario_.training.precision);
+  std::vector<double> t(static_cast<std::size_t>(dp_), cost_model_.cost(kernel).time_s);
+  for (int d = 0; d < dp_; ++d)
+    if (mixed_replica(d)) t[d] = mixed_stack_->cost(kernel).time_s;
+  return t;
+}
+
 template <typename Ops>
-void StepPlanner::unit(int s, std::size_t first, std::size_t end, const std::string& name, const Ops& ops) {
+void StepPlanner::unit(int s, std::size_t first, std::size_t end, const std::string& name, Category pass,
+                       const Ops& ops) {
   // One unit of parameters (a block or a fused run of them) on every replica: under ZeRO-3 each
   // data group first gathers its parameters and the unit's first compute op waits for them.
   if (gather_parameters_) {
@@ -383,6 +393,13 @@ void StepPlanner::unit(int s, std::size_t first, std::size_t end, const std::str
           gathers_->gather(groups[k], tensors[j] * element_B_,
                            fmt::format("{}.t{}{}.gather{}", name, t, groups.size() > 1 ? fmt::format(".g{}", k) : "",
                                        tensors.size() > 1 ? fmt::format(".p{}", j) : ""));
+    }
+    // FSDP2 copies the all-gather's output into the parameters on the compute stream before the
+    // unit runs (split_with_sizes_copy: one kernel).
+    if (scenario_.framework.sharding.copy_out) {
+      double elements = 0;
+      for (const double e : tensors) elements += e;
+      compute(pass, name + ".copy_out", copy_out_times(elements), 1);
     }
   }
   ops();

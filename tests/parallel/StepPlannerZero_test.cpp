@@ -266,3 +266,36 @@ TEST_CASE("parallel::plan_step: DeepSpeed ZeRO-3 gathers each tensor above the p
   // Fewer bytes than FSDP's flat gathers of whole units (the small tensors stay whole).
   CHECK(bytes < 2 * m * stage_parameters(s, 0) * 2);
 }
+
+TEST_CASE("parallel::plan_step: FSDP2 copies each unit's gathered parameters out before the unit runs",
+          "[parallel][zero]") {
+  // foreach_all_gather_copy_out: per unit pass, one kernel on the compute stream that reads the
+  // all-gather's output and writes the parameters, 2 x (the unit's parameters) x e bytes; over a
+  // step, forward and backward of every micro-batch, 2 m x 2 x (the stage's parameters) x e.
+  static constexpr double kRate_Bps = 1e12;
+  class BytesOnly final : public kernels::KernelCostModel {
+  public:
+    [[nodiscard]] kernels::KernelCost cost(const kernels::Kernel& k) const override {
+      return {k.kind == kernels::KernelKind::MemoryBound ? k.bytes / kRate_Bps : 0.0, kernels::Bound::Memory};
+    }
+    [[nodiscard]] std::string name() const override { return "bytes-only"; }
+  };
+  const int dp = 2, m = 2;
+  auto s = scenario(1, 1, dp, m);
+  s.parallelism.zero_stage = 3;
+  const auto copied_s = [&](bool copy_out) {
+    s.framework.sharding.copy_out = copy_out;
+    const auto step = parallel::plan_step(s, BytesOnly{}, parallel::plain_group_collectives(s.platform.device_count()));
+    const auto& rank = step.plan.ranks[0];
+    double total = 0;
+    for (program::OpIndex i = 0; i < rank.size(); ++i)
+      if (rank.name(i).find(".copy_out") != std::string_view::npos) {
+        CHECK(rank.stream(i) == program::Stream::Compute);
+        total += rank.seconds(i);
+      }
+    return total;
+  };
+  CHECK(copied_s(false) == 0);
+  const double e = dtype_bytes(s.training.precision);
+  CHECK(copied_s(true) == Approx(2 * m * 2 * stage_parameters(s, 0) * e / kRate_Bps).epsilon(1e-9));
+}

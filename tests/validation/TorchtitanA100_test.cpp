@@ -1,8 +1,8 @@
 // FSDP2 as torchtitan runs it, against its A100 table (shared/reference/torchtitan_h100.md, section 3:
 // pytorch/torchtitan docs/performance.md, 64 A100 80GB, FSDP degree 64, bf16, no compile). The rows
 // whose activation checkpointing clearfog can express (none, full, or per op); published figures restated from
-// the reference file. docs/validation.md says where the simulator is fast and why: each within 20 %
-// (the 70B row at local batch 1, 25 %); the goal is 10 % with no sign.
+// the reference file. docs/validation.md says where the simulator is fast and why: each within 20 %;
+// the goal is 10 % with no sign.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -41,20 +41,13 @@ TEST_CASE("validation::torchtitan FSDP2 on 64 A100 80GB, the rows clearfog can e
                       {"llama-2-70b.yaml", 2, "full", 353},   // full: 50.5 % MFU
                       {"llama-3-70b.yaml", 1, "full", 331},   // full: 51.7 % MFU
                       {"llama-3-8b.yaml", 1, "op", 2973},     // selective op: 58.2 % MFU
-                      {"llama-2-13b.yaml", 2, "op", 1904}};   // selective op: 53.8 % MFU
+                      {"llama-2-13b.yaml", 2, "op", 1904},    // selective op: 53.8 % MFU
+                      // 50.8 % MFU: its FSDP traffic is the most exposed of the table, on a network the
+                      // file does not name (docs/validation.md)
+                      {"llama-2-70b.yaml", 1, "op", 355}};
   for (const auto& row : rows) {
     INFO(row.workload << " local batch " << row.local_batch << ", recompute " << row.recompute);
     const double predicted = predicted_tps(row);
     CHECK(predicted == Approx(row.published_tps).epsilon(0.20));
   }
-}
-
-TEST_CASE("validation::torchtitan FSDP2 on 64 A100 80GB: Llama 2 70B at local batch 1 with per-op checkpointing",
-          "[validation][simulation]") {
-  // 355 tokens/s/GPU, 50.8 % MFU: no faster than full checkpointing at batch 2, where the model
-  // finds per-op checkpointing 20 % faster. The row is the table's one whose FSDP traffic is not
-  // hidden by a long backward: the model hides it on the assumed HDR NIC per GPU (the file names no
-  // network) and is 4.8 % fast at a quarter of that bandwidth (docs/validation.md). Within 25 %.
-  const double predicted = predicted_tps({"llama-2-70b.yaml", 1, "op", 355});
-  CHECK(predicted == Approx(355).epsilon(0.25));
 }
