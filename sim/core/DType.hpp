@@ -41,6 +41,11 @@ constexpr double dtype_bytes(DType d) {
   return 4.0;
 }
 
+/// The type a model trained in `training` keeps its weights, gradients and activations in: fp8
+/// training (Transformer Engine, torchao float8) keeps them in bf16 and runs only the weight GEMMs
+/// in fp8, after casting their operands (docs/compute-model.md, "FP8 training").
+constexpr DType storage_dtype(DType training) { return training == DType::fp8 ? DType::bf16 : training; }
+
 inline std::optional<DType> parse_dtype(std::string_view s) {
   for (DType d : kAllDTypes)
     if (dtype_name(d) == s) return d;

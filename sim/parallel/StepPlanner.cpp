@@ -68,8 +68,9 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
       chunks_(0),
       m_(scenario.micro_batches_per_replica()),
       shard_(scenario.parallelism.zero_stage >= 1 ? scenario.parallelism.shard_degree() : scenario.parallelism.dp),
-      element_B_(dtype_bytes(scenario.training.precision)),
-      gradient_B_(dtype_bytes(scenario.framework.gradient_reduce_dtype.value_or(scenario.training.precision))),
+      element_B_(dtype_bytes(storage_dtype(scenario.training.precision))),
+      gradient_B_(dtype_bytes(
+          scenario.framework.gradient_reduce_dtype.value_or(storage_dtype(scenario.training.precision)))),
       grid_(scenario.parallelism),
       schedule_(scenario_schedule(scenario)),
       shape_(scenario_pipeline_shape(scenario)),
@@ -188,7 +189,7 @@ void StepPlanner::price_stages() {
     for (const int s : holders_of_block(b)) {
     const auto& block = model_.blocks[b];
     const auto& price = costs_.of(b);
-    if (accumulate) accumulate_s_[b] = costs_.accumulation_s(b, own_params_[b], training.precision);
+    if (accumulate) accumulate_s_[b] = costs_.accumulation_s(b, own_params_[b], storage_dtype(training.precision));
     // Parameters the optimizer updates on a device of the stage: dense ones sharded over the data
     // group by ZeRO, experts' over the expert-data group.
     const bool zero = scenario_.parallelism.zero_stage >= 1;
@@ -256,7 +257,7 @@ void StepPlanner::price_mixed_kind() {
   mixed_accumulate_s_.assign(model_.blocks.size(), 0.0);
   if (!training.grad_accumulation_fusion && m_ > 1)
     for (std::size_t b = 0; b < model_.blocks.size(); ++b)
-      mixed_accumulate_s_[b] = mixed_costs_->accumulation_s(b, own_params_[b], training.precision);
+      mixed_accumulate_s_[b] = mixed_costs_->accumulation_s(b, own_params_[b], storage_dtype(training.precision));
   const DType update_dtype = accelerator.supports(DType::fp32) ? DType::fp32 : training.precision;
   mixed_optimizer_s_.assign(static_cast<std::size_t>(pp_), 0.0);
   for (int s = 0; s < pp_; ++s)

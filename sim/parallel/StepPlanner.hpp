@@ -259,7 +259,7 @@ private:
   const kernels::KernelCostModel& cost_model_;
   int tp_, pp_, dp_, ep_, v_, chunks_, m_;
   int shard_;  // ZeRO / FSDP shard degree: dp, or parallelism.shard_group under hybrid sharding
-  double element_B_;
+  double element_B_;   // bytes of a parameter element as gathered: the storage dtype (bf16 with fp8 training)
   double gradient_B_;  // bytes of a gradient element as the data-parallel reduction moves it
   DeviceGrid grid_;
   const schedule::PipelineScheduleType& schedule_;

@@ -16,6 +16,17 @@ using program::OpIndex;
 using program::Stream;
 using Pass = schedule::PipelineStep::Pass;
 
+namespace {
+
+/// The forward collectives per-op checkpointing runs again: torchtitan's policy keeps the outputs
+/// of reduce-scatters, not of the all-gathers (sequence parallelism) or all-reduces (without it).
+std::vector<workload::CommPoint> op_recompute_points(std::vector<workload::CommPoint> points) {
+  for (auto& p : points) std::erase(p.ops, config::CollectiveOp::ReduceScatter);
+  return points;
+}
+
+}  // namespace
+
 // ---- Phase 2: passes ---------------------------------------------------------------------------
 
 void StepPlanner::lay_out_stage(int s) {
@@ -226,6 +237,7 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
           collectives(forward_points, prefix + ".tp.recompute");
         } else if (config::partial_recompute(recompute) && partial_s != zeros) {
           compute(Category::Recompute, prefix + ".layers.recompute", partial_s, partial_kernels);
+          if (recompute == config::Recompute::Op) collectives(op_recompute_points(forward_points), prefix + ".tp.recompute");
         }
         compute(Category::Backward, prefix + ".layers" + bwd, backward_s, backward_kernels);
         collectives(backward_points, prefix + ".tp.bwd");
@@ -242,8 +254,15 @@ void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
       if (recompute == config::Recompute::Full && block.checkpointable)
         run_segments(price.forward, Category::Recompute, name + ".re", zeros);
       else if (const auto partial = partial_recompute_times(last);
-               config::partial_recompute(recompute) && partial != zeros)
+               config::partial_recompute(recompute) && partial != zeros) {
         compute(Category::Recompute, name + ".re.core", partial, price.recompute_kernels[workload::policy_index(recompute)]);
+        if (recompute == config::Recompute::Op) {
+          // one collective per point, as the forward ran them (not merged into one)
+          std::vector<workload::CommPoint> points;
+          for (const auto& seg : price.forward) points.push_back(seg.comm);
+          for (const auto& point : op_recompute_points(std::move(points))) collectives({point}, name + ".re");
+        }
+      }
       run_segments(price.backward, Category::Backward, name + bwd, accumulate_times(last, accumulating), part,
                    accumulate_kernels(last, accumulating));
       if (gradients_done) record_gradients(last, units_);

@@ -85,8 +85,8 @@ int memory_cost_rank(const MemoryKnobs& k) {
 
 std::vector<MemoryKnobs> SearchSpace::memory_ladder() const {
   const std::vector<int> zeros = zero_stages.value_or(std::vector<int>{0, 1, 2, 3});
-  // Per-op checkpointing (torchtitan's) is searched when named: it models dense layers without
-  // tensor parallelism only (TransformerType::check_scenario), which most layouts are not.
+  // Per-op checkpointing is torchtitan's policy, searched when named: it is refused for MoE
+  // workloads (TransformerType::check_scenario).
   const std::vector<config::Recompute> recs = recomputes.value_or(
       std::vector<config::Recompute>{config::Recompute::None, config::Recompute::Selective, config::Recompute::Full});
   std::vector<MemoryKnobs> ladder;

@@ -40,7 +40,7 @@ TransformerModel::TransformerModel(const TransformerSpec& spec, int micro_batch,
     : spec_(spec),
       micro_batch_(micro_batch),
       // FP8 training (Transformer Engine, torchao float8) runs only the weight GEMMs in fp8.
-      dtype_(dtype == DType::fp8 ? DType::bf16 : dtype),
+      dtype_(storage_dtype(dtype)),
       gemm_dtype_(dtype),
       sharding_(sharding),
       attention_(attention),

@@ -50,6 +50,27 @@ TEST_CASE("parallel::plan_step: 2 all-reduces of b*s*h per layer forward and 2 b
         ++layer_exchanges;
     CHECK(layer_exchanges == exchanges * 6 / 4);
   }
+  SECTION("per-op recomputation re-runs the forward's all-reduces, with sequence parallelism only its all-gathers") {
+    // torchtitan's policy keeps reduce-scatter outputs (docs/recompute.md).
+    s.training.recompute = config::Recompute::Op;
+    const auto count = [&](const parallel::StepPlan& plan) {
+      std::map<std::string, std::size_t> n;  // recompute collectives by operation
+      for (const auto& op : plan.plan.ranks[0].ops())
+        if (op.category == program::Category::TensorParallelComm && op.kind == program::OpKind::Exchange &&
+            layer_op(op.name) && op.name.find(".re.") != std::string::npos)
+          for (const char* kind : {"all_reduce", "reduce_scatter", "all_gather"})
+            if (op.name.find(kind) != std::string::npos) ++n[kind];
+      return n;
+    };
+    auto n = count(parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t)));
+    CHECK(n["all_reduce"] == exchanges / 2);  // the forward's two of the layer's four
+    CHECK(n["reduce_scatter"] + n["all_gather"] == 0);
+    s.parallelism.sequence_parallel = true;
+    n = count(parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t)));
+    // a ring all-gather is t - 1 exchanges, two per layer forward
+    CHECK(n["all_gather"] == static_cast<std::size_t>(2 * gpt(s).layers * m * (t - 1)));
+    CHECK(n["reduce_scatter"] + n["all_reduce"] == 0);
+  }
   SECTION("sequence parallelism: reduce-scatter + all-gather, same bytes per rank") {
     s.parallelism.sequence_parallel = true;
     const auto sp = parallel::plan_step(s, LayerGemmsOnly{}, parallel::plain_group_collectives(t));

@@ -299,3 +299,26 @@ TEST_CASE("parallel::plan_step: FSDP2 copies each unit's gathered parameters out
   const double e = dtype_bytes(s.training.precision);
   CHECK(copied_s(true) == Approx(2 * m * 2 * stage_parameters(s, 0) * e / kRate_Bps).epsilon(1e-9));
 }
+
+TEST_CASE("parallel::plan_step: fp8 training gathers and reduces its bf16 weights and gradients",
+          "[parallel][zero]") {
+  // Transformer Engine and torchao keep weights and gradients in bf16 and cast to fp8 inside the
+  // GEMMs: the data-parallel traffic of fp8 training is bf16's, 2 bytes a parameter.
+  const int dp = 2, m = 2;
+  for (const int zero : {1, 3}) {
+    auto s = scenario(1, 1, dp, m);
+    s.parallelism.zero_stage = zero;
+    const auto traffic = [&](DType precision) {
+      s.training.precision = precision;
+      std::vector<Requested> log;
+      parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(dp, log));
+      double bytes = 0;
+      for (const auto& q : log) bytes += q.bytes;
+      return bytes;
+    };
+    INFO("ZeRO " << zero);
+    const double bf16 = traffic(DType::bf16);
+    REQUIRE(bf16 > 0);
+    CHECK(traffic(DType::fp8) == Approx(bf16).epsilon(1e-12));
+  }
+}

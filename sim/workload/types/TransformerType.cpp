@@ -90,20 +90,11 @@ void check_experts(const ConfigDocument& scenario, const ConfigDocument& workloa
   }
 }
 
-/// Per-op checkpointing as modelled: dense layers on one tensor rank. With tp > 1 the policy also
-/// re-runs the layer's all-gathers (torchtitan saves only reduce-scatter outputs), and a MoE
-/// layer's grouped expert GEMMs are not aten.mm: neither is modelled yet.
+/// Per-op checkpointing as modelled: dense layers. A MoE layer's grouped expert GEMMs are not
+/// aten.mm and would all re-run; its routing and exchange under the policy are not planned.
 void check_op_recompute(const ConfigDocument& scenario, const ConfigDocument& workload, std::vector<Diagnostic>& out) {
   const ConfigValue* r = scenario.find("training.recompute");
   if (!r || r->as_string() != config::recompute_name(config::Recompute::Op)) return;
-  const std::int64_t tp = int_or(scenario, "parallelism.tp", 1);
-  if (tp > 1)
-    config::report(scenario, "training.recompute",
-                   fmt::format("op (per-op selective checkpointing) is modelled without tensor parallelism: with tp "
-                               "{} it re-runs the layers' tensor-parallel collectives, which is not modelled; "
-                               "allowed with tp > 1: none, selective, full",
-                               tp),
-                   out);
   if (int_or(workload, "experts", 0) > 0)
     config::report(scenario, "training.recompute",
                    "op (per-op selective checkpointing) is modelled for dense layers; a Mixture of Experts workload "
