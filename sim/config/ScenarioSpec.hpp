@@ -250,6 +250,11 @@ struct ScenarioSpec {
   /// is megatron-2022's behaviour.
   FrameworkProfile framework;
 
+  /// The type data-parallel gradient reductions move: the framework's reduce dtype, else the type
+  /// the training precision keeps gradients in (bf16 for fp8 training).
+  [[nodiscard]] DType gradient_reduce_dtype() const {
+    return framework.gradient_reduce_dtype.value_or(storage_dtype(training.precision));
+  }
   /// Micro-batches each replica runs per iteration (gradient accumulation steps).
   [[nodiscard]] int micro_batches_per_replica() const {
     return global_batch_per_replica() / training.micro_batch;

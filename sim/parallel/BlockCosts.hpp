@@ -1,6 +1,6 @@
 #pragma once
 // A model description's passes priced once per block type: the time of each segment of a block's
-// forward and backward on one device for one micro-batch, its selective recomputation, and the
+// forward and backward on one device for one micro-batch, its partial recomputation, and the
 // unfused gradient accumulation of its parameters. Pure: kernels are priced by the cost model.
 #include <array>
 #include <string>
@@ -50,7 +50,7 @@ public:
   /// `precision` each; PyTorch autograd's grad += new). Recorded under `type`'s name.
   double accumulation_s(std::size_t block, const std::vector<workload::ParamTensor>& tensors, DType precision);
   /// The kernel table: each type's rows with `runs` = its blocks on the busiest stage x passes
-  /// (`micro_batches` for forward, backward and selective recomputation, one fewer for
+  /// (`micro_batches` for forward, backward and partial recomputation, one fewer for
   /// accumulation; a checkpointable type's forward runs twice per micro-batch under full
   /// recomputation). A partial policy's recompute rows appear only under that policy.
   [[nodiscard]] std::vector<PricedKernel> table(const std::vector<int>& blocks_of_type, int micro_batches,

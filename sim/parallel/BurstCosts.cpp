@@ -49,7 +49,7 @@ BurstCosting burst_costs(const config::ScenarioSpec& scenario, const std::vector
   const bool one_node = platform.fabric.nodes <= 1;
   p.link_Bps = one_node ? p.node_link_Bps : platform.fabric.nic.bandwidth_Bps;
   p.latency_s = one_node ? p.node_latency_s : platform.fabric.nic.latency_s;
-  const double element_B = dtype_bytes(storage_dtype(scenario.training.precision));
+  const double element_B = dtype_bytes(scenario.gradient_reduce_dtype());  // of a gradient as reduced
   for (std::size_t w = 0; w < widths.size(); ++w) {
     const int batch = p.global_batch / widths[w];
     const auto model = model_at(scenario, batch);

@@ -69,8 +69,8 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
       m_(scenario.micro_batches_per_replica()),
       shard_(scenario.parallelism.zero_stage >= 1 ? scenario.parallelism.shard_degree() : scenario.parallelism.dp),
       element_B_(dtype_bytes(storage_dtype(scenario.training.precision))),
-      gradient_B_(dtype_bytes(
-          scenario.framework.gradient_reduce_dtype.value_or(storage_dtype(scenario.training.precision)))),
+      gradient_dtype_(scenario.gradient_reduce_dtype()),
+      gradient_B_(dtype_bytes(gradient_dtype_)),
       grid_(scenario.parallelism),
       schedule_(scenario_schedule(scenario)),
       shape_(scenario_pipeline_shape(scenario)),

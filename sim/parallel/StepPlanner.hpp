@@ -154,8 +154,21 @@ private:
   [[nodiscard]] std::vector<double> pass_times(std::size_t block, bool forward,
                                                BackwardPart part = BackwardPart::Whole) const;
   /// Per replica of the stage being laid out, on its kind of device (platform.mixed): the
-  /// block's selective recomputation, and `scale` times its unfused gradient accumulation.
+  /// block's partial recomputation under the scenario's policy (selective or op), and `scale`
+  /// times its unfused gradient accumulation.
   [[nodiscard]] std::vector<double> partial_recompute_times(std::size_t block) const;
+  /// A run of checkpointable blocks laid out as one unit (PlanOptions::fuse_chunk_layers): their
+  /// passes' times, kernels and collectives summed, per replica.
+  struct FusedRun {
+    std::vector<double> forward_s, backward_s, partial_s;
+    std::vector<workload::CommPoint> forward_points, backward_points;
+    std::size_t forward_kernels, backward_kernels, partial_kernels;
+  };
+  [[nodiscard]] FusedRun fused_run(std::size_t first, std::size_t last, BackwardPart part, double accumulating) const;
+  /// What the scenario's recomputation policy re-runs before a fused run's backward, or a block's
+  /// (docs/recompute.md).
+  void recompute_run(const FusedRun& run, const std::string& prefix);
+  void recompute_block(std::size_t block, const std::string& name);
   [[nodiscard]] std::vector<double> accumulate_times(std::size_t block, double scale) const;
   /// Whether replica d of the stage being laid out runs on the platform's second kind of device.
   [[nodiscard]] bool mixed_replica(int d) const {
@@ -168,8 +181,7 @@ private:
   void send(int stage, int d, int direction, int chunk, int to_chunk, int mb, const std::string& name);
   /// Host time the devices of the stage wait for before a pass (FrameworkProfile::host_per_micro_batch_s).
   void host_wait(const std::string& name);
-  /// Blocks [first, end) as one unit of parameters: under ZeRO-3 its gathers run before `ops`.
-  /// One unit of parameters run by `ops` in pass `pass` (Forward or Backward): under ZeRO-3 its
+  /// Blocks [first, end) as one unit of parameters run by `ops` in pass `pass` (Forward or Backward): under ZeRO-3 its
   /// gathers first, and FSDP2's copy-out of them (ParameterGathering::copy_out).
   template <typename Ops>
   void unit(int stage, std::size_t first, std::size_t end, const std::string& name, program::Category pass,
@@ -260,7 +272,8 @@ private:
   int tp_, pp_, dp_, ep_, v_, chunks_, m_;
   int shard_;  // ZeRO / FSDP shard degree: dp, or parallelism.shard_group under hybrid sharding
   double element_B_;   // bytes of a parameter element as gathered: the storage dtype (bf16 with fp8 training)
-  double gradient_B_;  // bytes of a gradient element as the data-parallel reduction moves it
+  DType gradient_dtype_;  // a gradient element as the data-parallel reduction moves it
+  double gradient_B_;     // its bytes
   DeviceGrid grid_;
   const schedule::PipelineScheduleType& schedule_;
   schedule::PipelineShape shape_;

@@ -52,7 +52,7 @@ void StepPlanner::close_compressed_buckets(int s) {
 
 void StepPlanner::close_bucket(int rank, bool expert, OpIndex ready) {
   auto& l = lane(rank, expert);
-  compression::BucketInput input{std::move(l.open), scenario_.training.precision, expert ? dp_ / ep_ : dp_};
+  compression::BucketInput input{std::move(l.open), gradient_dtype_, expert ? dp_ / ep_ : dp_};
   l.open.clear();
   CompressedBucket bucket{compression_.compress(input, scenario_.training.grad_compression), {ready}, false};
   if (scenario_.training.overlap_grad_reduce) encode_round0(rank, expert, bucket, {ready});

@@ -200,69 +200,86 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
   }
 }
 
+StepPlanner::FusedRun StepPlanner::fused_run(std::size_t first, std::size_t last, BackwardPart part,
+                                             double accumulating) const {
+  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
+  const std::size_t policy = workload::policy_index(scenario_.training.recompute);
+  FusedRun run{zeros, zeros, zeros, {}, {}, 0, 0, 0};
+  for (std::size_t b = first; b <= last; ++b) {
+    const auto& price = costs_.of(b);
+    run.forward_kernels += pass_kernels(b, true);
+    run.backward_kernels += pass_kernels(b, false, part) + accumulate_kernels(b, accumulating);
+    run.partial_kernels += price.recompute_kernels[policy];
+    for (const auto& seg : price.forward) run.forward_points.push_back(seg.comm);
+    for (const auto& seg : price.backward) run.backward_points.push_back(seg.comm);
+    add_times(run.forward_s, pass_times(b, true));
+    add_times(run.backward_s, pass_times(b, false, part));
+    add_times(run.backward_s, accumulate_times(b, accumulating));
+    add_times(run.partial_s, partial_recompute_times(b));
+  }
+  return run;
+}
+
+void StepPlanner::recompute_run(const FusedRun& run, const std::string& prefix) {
+  const auto recompute = scenario_.training.recompute;
+  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
+  if (recompute == config::Recompute::Full) {
+    compute(Category::Recompute, prefix + ".layers.recompute", run.forward_s, run.forward_kernels);
+    collectives(run.forward_points, prefix + ".tp.recompute");
+  } else if (config::partial_recompute(recompute) && run.partial_s != zeros) {
+    compute(Category::Recompute, prefix + ".layers.recompute", run.partial_s, run.partial_kernels);
+    if (recompute == config::Recompute::Op) collectives(op_recompute_points(run.forward_points), prefix + ".tp.recompute");
+  }
+}
+
+void StepPlanner::recompute_block(std::size_t b, const std::string& name) {
+  const auto recompute = scenario_.training.recompute;
+  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
+  const auto& price = costs_.of(b);
+  if (recompute == config::Recompute::Full) {
+    if (model_.blocks[b].checkpointable) run_segments(price.forward, Category::Recompute, name + ".re", zeros);
+    return;
+  }
+  const auto partial = partial_recompute_times(b);
+  if (!config::partial_recompute(recompute) || partial == zeros) return;
+  compute(Category::Recompute, name + (recompute == config::Recompute::Selective ? ".re.core" : ".re.ops"), partial,
+          price.recompute_kernels[workload::policy_index(recompute)]);
+  if (recompute != config::Recompute::Op) return;
+  // one collective per point, as the forward ran them (not merged into one)
+  std::vector<workload::CommPoint> points;
+  for (const auto& seg : price.forward) points.push_back(seg.comm);
+  for (const auto& point : op_recompute_points(std::move(points))) collectives({point}, name + ".re");
+}
+
 void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
   const std::string prefix = fmt::format("mb{}.c{}", mb, k);
-  const auto recompute = scenario_.training.recompute;
   // Unfused accumulation: every micro-batch after the first adds its gradients to the sum (in W
   // where the backward is split).
   const double accumulating = !first_pass_ && part == BackwardPart::Whole ? 1.0 : 0.0;
   const bool gradients_done = part == BackwardPart::Whole;
   const std::string bwd = part == BackwardPart::Whole ? ".bwd" : ".bwd_input";
   const auto& range = chunk_blocks_[k];
-  const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
   for (std::size_t end = range.end; end > range.begin;) {
     const std::size_t last = end - 1;
     if (options_.fuse_chunk_layers && model_.blocks[last].checkpointable) {
       std::size_t first = last;
       while (first > range.begin && model_.blocks[first - 1].checkpointable) --first;
       if (gradients_done) first = bucket_run_start(first, last);
-      std::vector<double> forward_s = zeros, backward_s = zeros, partial_s = zeros;
-      std::vector<workload::CommPoint> forward_points, backward_points;
-      std::size_t forward_kernels = 0, backward_kernels = 0, partial_kernels = 0;
-      for (std::size_t b = first; b <= last; ++b) {
-        forward_kernels += pass_kernels(b, true);
-        backward_kernels += pass_kernels(b, false, part) + accumulate_kernels(b, accumulating);
-        partial_kernels += costs_.of(b).recompute_kernels[workload::policy_index(recompute)];
-        const auto& price = costs_.of(b);
-        for (const auto& seg : price.forward) forward_points.push_back(seg.comm);
-        for (const auto& seg : price.backward) backward_points.push_back(seg.comm);
-        add_times(forward_s, pass_times(b, true));
-        add_times(backward_s, pass_times(b, false, part));
-        add_times(backward_s, accumulate_times(b, accumulating));
-        add_times(partial_s, partial_recompute_times(b));
-      }
+      const FusedRun run = fused_run(first, last, part, accumulating);
       unit(s, first, last + 1, prefix + ".layers" + bwd, Category::Backward, [&] {
-        if (recompute == config::Recompute::Full) {
-          compute(Category::Recompute, prefix + ".layers.recompute", forward_s, forward_kernels);
-          collectives(forward_points, prefix + ".tp.recompute");
-        } else if (config::partial_recompute(recompute) && partial_s != zeros) {
-          compute(Category::Recompute, prefix + ".layers.recompute", partial_s, partial_kernels);
-          if (recompute == config::Recompute::Op) collectives(op_recompute_points(forward_points), prefix + ".tp.recompute");
-        }
-        compute(Category::Backward, prefix + ".layers" + bwd, backward_s, backward_kernels);
-        collectives(backward_points, prefix + ".tp.bwd");
+        recompute_run(run, prefix);
+        compute(Category::Backward, prefix + ".layers" + bwd, run.backward_s, run.backward_kernels);
+        collectives(run.backward_points, prefix + ".tp.bwd");
         if (gradients_done)
           for (std::size_t b = last + 1; b-- > first;) record_gradients(b, units_);
       });
       end = first;
       continue;
     }
-    const auto& block = model_.blocks[last];
     const auto& price = costs_.of(last);
-    const std::string name = fmt::format("mb{}.{}", mb, block.name);
+    const std::string name = fmt::format("mb{}.{}", mb, model_.blocks[last].name);
     unit(s, last, last + 1, name + bwd, Category::Backward, [&] {
-      if (recompute == config::Recompute::Full && block.checkpointable)
-        run_segments(price.forward, Category::Recompute, name + ".re", zeros);
-      else if (const auto partial = partial_recompute_times(last);
-               config::partial_recompute(recompute) && partial != zeros) {
-        compute(Category::Recompute, name + ".re.core", partial, price.recompute_kernels[workload::policy_index(recompute)]);
-        if (recompute == config::Recompute::Op) {
-          // one collective per point, as the forward ran them (not merged into one)
-          std::vector<workload::CommPoint> points;
-          for (const auto& seg : price.forward) points.push_back(seg.comm);
-          for (const auto& point : op_recompute_points(std::move(points))) collectives({point}, name + ".re");
-        }
-      }
+      recompute_block(last, name);
       run_segments(price.backward, Category::Backward, name + bwd, accumulate_times(last, accumulating), part,
                    accumulate_kernels(last, accumulating));
       if (gradients_done) record_gradients(last, units_);
@@ -387,7 +404,7 @@ std::vector<double> StepPlanner::gathered_elements(std::size_t first, std::size_
 
 std::vector<double> StepPlanner::copy_out_times(double elements) const {
   const auto kernel = kernels::Kernel::make_memory_bound("fsdp.copy_out", 2 * elements * element_B_, 0,
-                                                         scenario_.training.precision);
+                                                         storage_dtype(scenario_.training.precision));
   std::vector<double> t(static_cast<std::size_t>(dp_), cost_model_.cost(kernel).time_s);
   for (int d = 0; d < dp_; ++d)
     if (mixed_replica(d)) t[d] = mixed_stack_->cost(kernel).time_s;

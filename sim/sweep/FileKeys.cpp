@@ -49,8 +49,9 @@ constexpr std::array<FileKey, 11> kCompareKeys = {{
      "precision given here is not searched. Values ending in .yaml are paths relative to the file."},
     {"search", "mapping of knob: [values]", "every value",
      "Restricts the knobs searched (`--search KNOB=V1,V2`): zero_stage [0, 1, 2, 3], recompute [none, "
-     "selective, full], sequence_parallel [false, true], attention [unfused, fused], precision [fp32, tf32, "
-     "fp16, bf16, fp8] (default: all but fp8). docs/compare.md says how they are searched."},
+     "selective, full, op] (default: all but op), sequence_parallel [false, true], attention [unfused, fused], "
+     "precision [fp32, tf32, fp16, bf16, fp8] (default: all but fp8). docs/compare.md says how they are "
+     "searched."},
 }};
 
 constexpr std::array<FileKey, 13> kClusterKeys = {{

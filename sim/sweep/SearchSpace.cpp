@@ -9,7 +9,7 @@ namespace {
 
 constexpr int kMaxZeroStage = 3;
 
-/// Cost points of each knob value (memory_cost_rank): ZeRO 0..3, recompute none/selective/full.
+/// Cost points of each knob value (memory_cost_rank): ZeRO 0..3, recompute none/selective/op/full.
 constexpr int kZeroCost[] = {0, 1, 2, 3};
 int recompute_cost(config::Recompute r) {
   switch (r) {

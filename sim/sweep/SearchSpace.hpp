@@ -4,7 +4,7 @@
 // file, `--search KNOB=V1,V2` on the command line):
 //
 //   zero_stage: [0, 1, 2, 3]                memory knobs: for each configuration the search takes
-//   recompute: [none, selective, full]      the cheapest combination that fits (memory_ladder)
+//   recompute: [none, selective, full; op]  the cheapest combination that fits (memory_ladder; op when named)
 //   sequence_parallel: [false, true]        speed knobs: varied around the best layouts; sequence
 //   attention: [unfused, fused]             parallelism only where tp > 1, fused attention only for
 //   precision: [bf16, fp16, fp8, ...]       transformers, precisions only where the accelerator has a peak

@@ -186,7 +186,7 @@ workload::ShardCostInputs shard_cost_inputs(const config::ScenarioSpec& s, const
   in.costs = &costs;
   for (const auto& block : workload::describe(s).blocks)
     if (block.name != "embeddings")
-      for (const auto& t : block.params) in.dense_gradient_B += t.elements * dtype_bytes(storage_dtype(s.training.precision));
+      for (const auto& t : block.params) in.dense_gradient_B += t.elements * dtype_bytes(s.gradient_reduce_dtype());
   in.bucket_B = s.training.bucket_size_B;
   std::vector<int> members(static_cast<std::size_t>(in.group));
   std::iota(members.begin(), members.end(), 0);

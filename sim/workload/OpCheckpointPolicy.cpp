@@ -5,11 +5,13 @@ namespace {
 
 constexpr double kLogsumexpBytes = 4;  // fp32, one per query row and head
 
-bool is_mm(const kernels::Kernel& k) { return k.kind == kernels::KernelKind::Gemm && k.gemm.batch == 1; }
-
 }  // namespace
 
-OpCheckpointSplit split_op_checkpoint(const std::vector<kernels::Kernel>& forward, double output_element_B) {
+OpCheckpointSplit split_op_checkpoint(const std::vector<kernels::Kernel>& forward, double output_element_B,
+                                      const std::set<std::string>& batched) {
+  const auto is_mm = [&](const kernels::Kernel& k) {
+    return k.kind == kernels::KernelKind::Gemm && k.gemm.batch == 1 && !batched.contains(k.name);
+  };
   OpCheckpointSplit out;
   int mm_count = 0;
   for (const auto& k : forward) {

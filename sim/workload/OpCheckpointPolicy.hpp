@@ -4,6 +4,8 @@
 // transformer layer runs under torch.utils.checkpoint with a policy that saves the outputs of
 // aten.mm and of the fused attention kernels, except every second aten.mm of the layer's forward,
 // and recomputes every other op before the layer's backward (docs/recompute.md).
+#include <set>
+#include <string>
 #include <vector>
 
 #include "kernels/Kernel.hpp"
@@ -20,9 +22,11 @@ struct OpCheckpointSplit {
 /// Splits a layer's forward kernels (in the order they run) as the policy does. A plain matrix
 /// product (a GEMM of one instance, what nn.Linear dispatches as aten.mm) is saved when it is the
 /// 1st, 3rd, 5th... of the layer; a fused attention kernel is saved with its fp32 logsumexp;
-/// batched products (aten.bmm), grouped GEMMs and memory-bound kernels are recomputed.
+/// batched products (aten.bmm: those named in `batched`, whatever their instance count, and any
+/// GEMM of several instances), grouped GEMMs and memory-bound kernels are recomputed.
 /// `output_element_B`: bytes of an element of a saved output (the activations' type; an fp8
 /// GEMM writes it too).
-OpCheckpointSplit split_op_checkpoint(const std::vector<kernels::Kernel>& forward, double output_element_B);
+OpCheckpointSplit split_op_checkpoint(const std::vector<kernels::Kernel>& forward, double output_element_B,
+                                      const std::set<std::string>& batched = {});
 
 }  // namespace clearfog::workload

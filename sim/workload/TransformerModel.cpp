@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "core/Errors.hpp"
 #include "workload/EagerPointwise.hpp"
-#include "workload/OpCheckpointPolicy.hpp"
 #include "workload/TransformerKernelParts.hpp"
 #include "workload/TransformerMla.hpp"
 #include "workload/TransformerMoe.hpp"
@@ -195,8 +195,16 @@ std::vector<Kernel> TransformerModel::attention_core_forward(int layer) const {
   return core;
 }
 
-std::vector<Kernel> TransformerModel::op_checkpointed_forward(int layer) const {
-  return spec_.moe_layer(layer) ? attention_forward(layer) : layer_forward(layer);
+OpCheckpointSplit TransformerModel::op_checkpoint(int layer) const {
+  const Dims d = dims_of(*this, layer);
+  std::set<std::string> batched;  // the unfused attention's products are aten.bmm
+  for (const auto& k : attention_core_forward(layer)) batched.insert(k.name);
+  // A MoE layer's experts are refused under this policy (TransformerType::check_scenario).
+  auto split = split_op_checkpoint(spec_.moe_layer(layer) ? attention_forward(layer) : layer_forward(layer), d.e,
+                                   batched);
+  constexpr double kReduceScatters = 2;  // after the attention projection and after fc2
+  if (sharding_.tp > 1 && sharding_.sequence_parallel) split.saved_B += kReduceScatters * d.N() * d.e;
+  return split;
 }
 
 std::vector<Kernel> TransformerModel::embedding_forward() const {
@@ -457,7 +465,7 @@ double TransformerModel::layer_activation_bytes(int layer, config::Recompute rec
   switch (recompute) {
     case config::Recompute::Full: return residual;  // the layer input only
     case config::Recompute::Selective: return rest + logsumexp;
-    case config::Recompute::Op: return residual + split_op_checkpoint(op_checkpointed_forward(layer), ea).saved_B;
+    case config::Recompute::Op: return residual + op_checkpoint(layer).saved_B;
     case config::Recompute::None: break;
   }
   return rest + logsumexp + scores;

@@ -10,6 +10,7 @@
 #include "config/ScenarioSpec.hpp"
 #include "core/DType.hpp"
 #include "kernels/Kernel.hpp"
+#include "workload/OpCheckpointPolicy.hpp"
 #include "workload/types/TransformerSpec.hpp"
 
 namespace clearfog::workload {
@@ -68,9 +69,10 @@ public:
   /// (attn_scores, softmax, attn_dropout, attn_v). Empty with fused attention: its backward kernel
   /// recomputes the scores itself (and is priced with that work), so there is nothing more to re-run.
   [[nodiscard]] std::vector<kernels::Kernel> attention_core_forward(int layer = 0) const;
-  /// A dense layer's forward kernels in the order they run, as per-op checkpointing sees them
-  /// (attention then MLP; a MoE layer's attention only: its experts are TransformerMoe's).
-  [[nodiscard]] std::vector<kernels::Kernel> op_checkpointed_forward(int layer = 0) const;
+  /// Per-op checkpointing of a dense layer (docs/recompute.md): the forward kernels it re-runs
+  /// and the bytes it keeps besides the layer input: the saved kernel outputs and, with sequence
+  /// parallelism, the two reduce-scatters' outputs.
+  [[nodiscard]] OpCheckpointSplit op_checkpoint(int layer = 0) const;
 
   /// Token (+ learned position) embedding lookup; backward: the scatter-add into the embedding
   /// gradients.

@@ -83,10 +83,35 @@ TEST_CASE("parallel::MemoryEstimate: Megatron's fp32 main gradients, as its dist
     sc.parallelism.zero_stage = 1;
     CHECK(model_states(estimate_memory(sc)) == Approx((4 + 16 / d) * psi).epsilon(1e-12));
   }
+  SECTION("ZeRO-2 shards the fp32 gradient, ZeRO-3 the weights too") {
+    sc.training.grad_accumulation_fusion = true;
+    sc.parallelism.zero_stage = 2;
+    CHECK(model_states(estimate_memory(sc)) == Approx((2 + 16 / d) * psi).epsilon(1e-12));
+    sc.parallelism.zero_stage = 3;
+    CHECK(model_states(estimate_memory(sc)) == Approx(18 / d * psi).epsilon(1e-12));
+  }
   SECTION("fp32 training has no separate master gradient") {
     sc.training.precision = DType::fp32;
     CHECK(model_states(estimate_memory(sc)) == Approx(16 * psi).epsilon(1e-12));
   }
+}
+
+TEST_CASE("parallel::MemoryEstimate: per-op recomputation keeps its policy's bytes and re-creates one layer's rest",
+          "[memory][recompute]") {
+  auto sc = gpt_7_5b(DType::bf16, config::Optimizer::Adam);
+  sc.training.attention = config::Attention::Fused;
+  const auto at = [&](config::Recompute r) {
+    sc.training.recompute = r;
+    return estimate_memory(sc);
+  };
+  const auto none = at(config::Recompute::None), op = at(config::Recompute::Op);
+  const workload::TransformerModel layer(test::transformer(sc.workload), sc.training.micro_batch, sc.training.precision,
+                                         {}, config::Attention::Fused);
+  const double all_B = layer.layer_activation_bytes(0, config::Recompute::None);
+  const double kept_B = layer.layer_activation_bytes(0, config::Recompute::Op);
+  const int layers = test::transformer(sc.workload).layers;
+  CHECK(none.activations_B - op.activations_B == Approx(layers * (all_B - kept_B)).epsilon(1e-9));
+  CHECK(op.buffers_B - none.buffers_B == Approx(all_B - kept_B).epsilon(1e-9));
 }
 
 TEST_CASE("parallel::MemoryEstimate: optimizer states by optimizer and precision", "[memory]") {
@@ -150,7 +175,9 @@ TEST_CASE("parallel::MemoryEstimate: one DDP bucket of communication buffer, cap
     });
     const auto m = estimate_memory(sc);
     REQUIRE(m.gradients_B < sc.training.bucket_size_B);
-    CHECK(m.buffers_B == Approx(m.gradients_B + 2 * 4 * (1.0 * sc.training.micro_batch * 32 * 100)).epsilon(1e-12));
+    const auto& w = test::transformer(sc.workload);
+    CHECK(m.buffers_B == Approx(m.gradients_B + 2 * 4 * (1.0 * sc.training.micro_batch * w.seq_length * w.vocab_size))
+                             .epsilon(1e-12));
     CHECK(m.fits());
   }
   SECTION("tensor parallelism shards the model states") {

@@ -7,7 +7,6 @@
 #include <numeric>
 
 #include "workload/ExpertRouting.hpp"
-#include "workload/OpCheckpointPolicy.hpp"
 #include "workload/TransformerMla.hpp"
 #include "workload/TransformerModel.hpp"
 #include "workload/TransformerMoe.hpp"
@@ -126,8 +125,7 @@ Block layer_block(const Context& c, int l, const LayerShape& default_shape) {
   b.backward = {make_segment("mlp", c.model.mlp_backward(l), tensor_reduce("tp1", o, c.activation_B)),
                 make_segment("attn", c.model.attention_backward(l), tensor_reduce("tp2", o, c.activation_B))};
   b.partial_recompute[policy_index(Recompute::Selective)] = c.model.attention_core_forward(l);
-  b.partial_recompute[policy_index(Recompute::Op)] =
-      split_op_checkpoint(c.model.op_checkpointed_forward(l), dtype_bytes(c.model.dtype())).recomputed;
+  b.partial_recompute[policy_index(Recompute::Op)] = c.model.op_checkpoint(l).recomputed;
   b.checkpointable = true;
   // Gradients in the order backward completes them (PyTorch reduces in reverse registration order).
   const double h = w.hidden, f = shape.ffn_hidden;
@@ -264,8 +262,6 @@ Block moe_layer_block(const Context& c, int l, int moe_index, ExpertLoad& load) 
                 make_segment("router", moe.router_backward(), tensor_op("tp1", o, CollectiveOp::AllGather, c.activation_B)),
                 make_segment("attn", c.model.attention_backward(l), tensor_op("tp2", o, CollectiveOp::ReduceScatter, c.activation_B))};
   b.partial_recompute[policy_index(Recompute::Selective)] = c.model.attention_core_forward(l);
-  b.partial_recompute[policy_index(Recompute::Op)] =
-      split_op_checkpoint(c.model.op_checkpointed_forward(l), dtype_bytes(c.model.dtype())).recomputed;
   b.checkpointable = true;
   const int t = o.tp;
   const double local_experts = static_cast<double>(w.experts) / o.ep;

@@ -58,7 +58,7 @@ TEST_CASE("workload::TransformerModel: per-op checkpointing of a Llama layer kee
   const workload::TransformerModel model(w, b, DType::bf16, {}, config::Attention::Fused, torchtitan);
   const double tokens = 1.0 * b * w.seq_length, h = w.hidden, f = w.ffn_hidden;
   const double kv = h / w.heads * w.kv_heads;
-  const auto split = workload::split_op_checkpoint(model.layer_forward(), e);
+  const auto split = model.op_checkpoint(0);
   std::vector<std::string> gemms;
   double recomputed_flops = 0;
   for (const auto& k : split.recomputed)
@@ -73,7 +73,32 @@ TEST_CASE("workload::TransformerModel: per-op checkpointing of a Llama layer kee
   const double kept = tokens * (h + kv + f + h + h) * e + 4.0 * b * w.heads * w.seq_length;
   CHECK(split.saved_B == Approx(kept).epsilon(1e-12));
   CHECK(model.layer_activation_bytes(0, config::Recompute::Op) == Approx(kept + tokens * h * e).epsilon(1e-12));
-  // between selective's and full's
+  // between none's and full's
   CHECK(model.layer_activation_bytes(0, config::Recompute::Op) < model.layer_activation_bytes(0, config::Recompute::None));
   CHECK(model.layer_activation_bytes(0, config::Recompute::Op) > model.layer_activation_bytes(0, config::Recompute::Full));
+
+  SECTION("with sequence parallelism it also keeps the two reduce-scatters' outputs, b s h e / t each") {
+    constexpr int t = 2;
+    const workload::TransformerModel sharded(w, b, DType::bf16, {.tp = t, .sequence_parallel = true},
+                                             config::Attention::Fused, torchtitan);
+    const auto unsharded_gemms = workload::TransformerModel(w, b, DType::bf16, {.tp = t}, config::Attention::Fused,
+                                                            torchtitan)
+                                     .op_checkpoint(0)
+                                     .saved_B;
+    CHECK(sharded.op_checkpoint(0).saved_B == Approx(unsharded_gemms + 2 * tokens * h / t * e).epsilon(1e-12));
+  }
+  SECTION("the unfused attention's products are aten.bmm even with one instance (micro-batch 1, one head per rank)") {
+    auto one_head = w;
+    one_head.heads = 2;
+    one_head.kv_heads = 2;
+    const workload::TransformerModel unfused(one_head, 1, DType::bf16, {.tp = 2}, config::Attention::Unfused, torchtitan);
+    std::vector<std::string> recomputed;
+    std::vector<std::string> forward_gemms;
+    for (const auto& k : unfused.layer_forward())
+      if (k.kind == kernels::KernelKind::Gemm) forward_gemms.push_back(k.name);
+    for (const auto& k : unfused.op_checkpoint(0).recomputed)
+      if (k.kind == kernels::KernelKind::Gemm) recomputed.push_back(k.name);
+    CHECK(recomputed == std::vector<std::string>{"k", "attn_scores", "attn_v", "proj", "fc1_up"});
+    CHECK(forward_gemms.size() == 9);  // q k v, scores, attn_v, proj, gate up down
+  }
 }
