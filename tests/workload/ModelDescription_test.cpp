@@ -97,10 +97,11 @@ TEST_CASE("workload::ModelDescription: parameters of the shipped Llama and MPT f
     double tolerance;
   };
   // Llama 2 (Touvron et al. 2023): 6.74 B and 68.98 B as counted from the released weights; Llama 3
-  // (the Llama 3 paper's Table 3 and model cards): 8.03 B, 70.6 B; MPT rows of llm-foundry's table
+  // (the Llama 3 paper's Table 3 and model cards): 8.03 B, 70.6 B, 405 B; MPT rows of llm-foundry's table
   // (exact counts, shared/reference/mpt_fsdp_a100_40gb.csv).
   for (const Case c : {Case{"llama-2-7b.yaml", 6.74e9, 0.005}, Case{"llama-2-70b.yaml", 68.98e9, 0.005},
                        Case{"llama-3-8b.yaml", 8.03e9, 0.005}, Case{"llama-3-70b.yaml", 70.6e9, 0.005},
+                       Case{"llama-3.1-405b.yaml", 405e9, 0.005},
                        Case{"mpt-7b.yaml", 6658859008.0, 1e-12}, Case{"mpt-30b.yaml", 29975214080.0, 1e-12}}) {
     const auto w = shipped(c.file);
     const auto s = on_switch(w, 1, 1, 1);
