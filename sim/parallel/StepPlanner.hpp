@@ -166,7 +166,7 @@ private:
   };
   [[nodiscard]] FusedRun fused_run(std::size_t first, std::size_t last, BackwardPart part, double accumulating) const;
   /// What the scenario's recomputation policy re-runs before a fused run's backward, or a block's
-  /// (docs/recompute.md).
+  /// (docs/recompute.md; StepPlannerRecompute.cpp, with partial_recompute_times and fused_run).
   void recompute_run(const FusedRun& run, const std::string& prefix);
   void recompute_block(std::size_t block, const std::string& name);
   [[nodiscard]] std::vector<double> accumulate_times(std::size_t block, double scale) const;
