@@ -15,7 +15,9 @@ namespace clearfog::parallel {
 /// A plan that fits but leaves less than this share of the device free is flagged: measured runs
 /// that close to capacity slow down where the model does not (the caching allocator's retries and
 /// fragmentation; FSDP's all-gather rate limiting), as the MPT hold-out rows at the edge of 40 GB
-/// show (docs/validation.md). A flag, not a cost: no source yet quantifies the slowdown.
+/// show (docs/validation.md). A flag, not a cost: on one H200 a step capped at 1.03x its peak ran
+/// as fast as an uncapped one (platforms/calibration/h200-sxm-pressure.csv); nothing yet quantifies
+/// the multi-GPU slowdown.
 inline constexpr double kNearMemoryLimitShare = 0.10;
 
 struct MemoryEstimate {
