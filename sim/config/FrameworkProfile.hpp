@@ -108,6 +108,14 @@ struct ParameterGathering {
   /// reading and writing the unit's gathered bytes before it can run. FSDP1 and DeepSpeed use the
   /// gathered buffer in place.
   bool copy_out = false;
+  /// Under pipeline parallelism a stage gathers each unit's parameters once a step and keeps them,
+  /// adds each micro-batch's unsharded gradients into a running sum in the reduce dtype and
+  /// reduce-scatters the sum once, after its last backward. PyTorch's pipelining runs FSDP2 so
+  /// (stage.py: set_reshard_after_backward(False), set_requires_gradient_sync(False) until the last
+  /// backward; FSDPParam accumulates in reduce_dtype), and torchtitan's reshard_after_forward policy
+  /// "default" is False with pipeline parallelism. Without it, every pass gathers and every
+  /// micro-batch reduce-scatters its own gradients.
+  bool pipeline_holds_unsharded = false;
 };
 
 struct FrameworkProfile {

@@ -255,6 +255,17 @@ struct ScenarioSpec {
   [[nodiscard]] DType gradient_reduce_dtype() const {
     return framework.gradient_reduce_dtype.value_or(storage_dtype(training.precision));
   }
+  /// Whether each pipeline stage holds its parameters and the sum of its gradients unsharded over
+  /// the step (ParameterGathering::pipeline_holds_unsharded, under ZeRO-3 with pp > 1).
+  [[nodiscard]] bool holds_unsharded_parameters() const {
+    return parallelism.zero_stage >= 3 && parallelism.dp > 1 && parallelism.pp > 1 &&
+           framework.sharding.pipeline_holds_unsharded;
+  }
+  /// Whether every micro-batch reduces its own gradients (ZeRO-2/3 keep a shard of the sum) rather
+  /// than the last one reducing the whole sum.
+  [[nodiscard]] bool reduces_every_micro_batch() const {
+    return parallelism.zero_stage >= 2 && parallelism.dp > 1 && !holds_unsharded_parameters();
+  }
   /// Micro-batches each replica runs per iteration (gradient accumulation steps).
   [[nodiscard]] int micro_batches_per_replica() const {
     return global_batch_per_replica() / training.micro_batch;

@@ -96,14 +96,13 @@ std::vector<double> BlockCosts::block_times() const {
 }
 
 double BlockCosts::accumulation_s(std::size_t block, const std::vector<workload::ParamTensor>& tensors,
-                                  DType precision) {
-  constexpr double kAccessesPerElement = 3;  // read the sum, read the new gradient, write the sum
-  const double element_B = dtype_bytes(precision);
+                                  const GradientAccumulation& how) {
   std::vector<kernels::Kernel> kernels;
-  for (const auto& t : tensors)
+  for (const auto& t : tensors) {
+    const double elements = t.elements * (t.expert ? how.expert_share : how.dense_share);
     kernels.push_back(kernels::Kernel::make_memory_bound("grad_accumulate." + t.name,
-                                                         t.elements * kAccessesPerElement * element_B, t.elements,
-                                                         precision));
+                                                         elements * how.bytes_per_element(), elements, how.sum));
+  }
   const std::size_t type = type_of_block_.at(block);
   if (accumulation_priced_[type]) {
     double total_s = 0;

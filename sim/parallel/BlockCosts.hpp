@@ -8,6 +8,7 @@
 
 #include "config/ScenarioSpec.hpp"
 #include "kernels/Kernel.hpp"
+#include "parallel/GradientAccumulation.hpp"
 #include "parallel/StepPlan.hpp"
 #include "workload/ModelDescription.hpp"
 
@@ -45,10 +46,11 @@ public:
   [[nodiscard]] const BlockPricing& of(std::size_t block) const { return pricing_[type_of_block_.at(block)]; }
   /// Forward plus backward time of each block, for balancing pipeline stages.
   [[nodiscard]] std::vector<double> block_times() const;
-  /// Unfused gradient accumulation of `tensors` (elements on this device): one memory-bound kernel
-  /// per tensor reading the accumulated and the new gradient and writing the sum (3 elements of
-  /// `precision` each; PyTorch autograd's grad += new). Recorded under `type`'s name.
-  double accumulation_s(std::size_t block, const std::vector<workload::ParamTensor>& tensors, DType precision);
+  /// Unfused gradient accumulation of `tensors` (elements on this device) as `how` sums them: one
+  /// memory-bound kernel per tensor reading the new gradient and reading and writing the sum
+  /// (PyTorch autograd's grad += new). Recorded under the block type's name.
+  double accumulation_s(std::size_t block, const std::vector<workload::ParamTensor>& tensors,
+                        const GradientAccumulation& how);
   /// The kernel table: each type's rows with `runs` = its blocks on the busiest stage x passes
   /// (`micro_batches` for forward, backward and partial recomputation, one fewer for
   /// accumulation; a checkpointable type's forward runs twice per micro-batch under full

@@ -179,8 +179,17 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
     if (training.recompute == config::Recompute::Op) m.buffers_B += largest_op_recomputed;
     // One block's backward runs at a time: the largest transient of the stage's blocks (the loss's).
     m.buffers_B += stage_transient[s];
-    // ZeRO-3 gathers one block's parameters at a time, with the next one prefetched.
-    if (par.zero_stage >= 3 && par.dp > 1) m.buffers_B += 2 * per_param.weights * largest_block;
+    if (scenario.holds_unsharded_parameters()) {
+      // FSDP2 under pipeline parallelism: the stage's parameters stay gathered over the step, and
+      // its micro-batches' gradients are summed unsharded in the reduce dtype until the last one.
+      const double stage_parameters = parameters[s] + expert_parameters[s];
+      m.weights_B += per_param.weights * stage_parameters;
+      if (scenario.micro_batches_per_replica() > 1)
+        m.gradients_B += dtype_bytes(scenario.gradient_reduce_dtype()) * stage_parameters;
+    } else if (par.zero_stage >= 3 && par.dp > 1) {
+      // ZeRO-3 gathers one block's parameters at a time, with the next one prefetched.
+      m.buffers_B += 2 * per_param.weights * largest_block;
+    }
     // A mixed platform: the smaller memory of its two kinds (any stage may sit on either).
     m.capacity_B = scenario.platform.accelerator.memory_capacity_B;
     if (scenario.platform.mixed) m.capacity_B = std::min(m.capacity_B, scenario.platform.mixed->accelerator.memory_capacity_B);

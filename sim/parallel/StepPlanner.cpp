@@ -71,6 +71,7 @@ StepPlanner::StepPlanner(const config::ScenarioSpec& scenario, const kernels::Ke
       element_B_(dtype_bytes(storage_dtype(scenario.training.precision))),
       gradient_dtype_(scenario.gradient_reduce_dtype()),
       gradient_B_(dtype_bytes(gradient_dtype_)),
+      accumulation_(gradient_accumulation(scenario)),
       grid_(scenario.parallelism),
       schedule_(scenario_schedule(scenario)),
       shape_(scenario_pipeline_shape(scenario)),
@@ -95,9 +96,12 @@ StepPlan StepPlanner::plan() {
   // Point-to-point tags: one per (direction, source chunk, micro-batch, replica, tensor rank).
   p2p_base_ = tags_.allocate(2ull * static_cast<std::uint64_t>(chunks_) * m_ * dp_ * tp_);
   // ZeRO-2/3 keep only a shard of the accumulated gradients: every micro-batch's backward pass
-  // reduce-scatters its own. ZeRO-3 also shards the parameters and gathers them unit by unit.
-  reduce_every_pass_ = scenario_.parallelism.zero_stage >= 2 && dp_ > 1;
+  // reduce-scatters its own. ZeRO-3 also shards the parameters and gathers them unit by unit;
+  // FSDP2 under pipeline parallelism gathers each unit once and reduces the sum once.
+  reduce_every_pass_ = scenario_.reduces_every_micro_batch();
   gather_parameters_ = scenario_.parallelism.zero_stage >= 3 && dp_ > 1;
+  hold_gathered_ = scenario_.holds_unsharded_parameters();
+  gathered_.assign(model_.blocks.size(), false);
   gathers_.emplace(step_.plan, tags_, schedules_, collectives_);
   // Stragglers rescale compute after planning: no host op is left out for them.
   host_.emplace(scenario_.framework.host, step_.plan, !scenario_.stragglers.any());
@@ -175,21 +179,22 @@ void StepPlanner::add_mirror_copies() {
 
 void StepPlanner::price_stages() {
   const auto& training = scenario_.training;
-  const bool accumulate = !training.grad_accumulation_fusion && m_ > 1;
+  const bool accumulate = accumulation_.active;
   accumulate_s_.assign(model_.blocks.size(), 0.0);
   stage_parameters_.assign(static_cast<std::size_t>(pp_), 0.0);
   std::vector<double> stage_fwd(pp_, 0), stage_bwd(pp_, 0), stage_rec(pp_, 0), stage_wgt(pp_, 0);
   std::vector<std::vector<int>> type_count(pp_, std::vector<int>(costs_.type_count(), 0));
   stage_tensors_.assign(static_cast<std::size_t>(pp_), 0);
-  // Per micro-batch on average: the first micro-batch writes its gradients, the others accumulate.
-  const double mean_accumulate = m_ > 1 ? (m_ - 1.0) / m_ : 0.0;
+  // Per micro-batch on average: the first micro-batch writes (or casts) its gradients, the others
+  // accumulate.
+  const double mean_accumulate = accumulation_.mean_share(m_);
   const bool full = training.recompute == config::Recompute::Full;
   const bool partial = config::partial_recompute(training.recompute);
   for (std::size_t b = 0; b < model_.blocks.size(); ++b)
     for (const int s : holders_of_block(b)) {
     const auto& block = model_.blocks[b];
     const auto& price = costs_.of(b);
-    if (accumulate) accumulate_s_[b] = costs_.accumulation_s(b, own_params_[b], storage_dtype(training.precision));
+    if (accumulate) accumulate_s_[b] = costs_.accumulation_s(b, own_params_[b], accumulation_);
     // Parameters the optimizer updates on a device of the stage: dense ones sharded over the data
     // group by ZeRO, experts' over the expert-data group.
     const bool zero = scenario_.parallelism.zero_stage >= 1;
@@ -255,9 +260,9 @@ void StepPlanner::price_mixed_kind() {
       for (std::size_t i = 0; i < mine.size(); ++i) counterpart_[&mine[i]] = &theirs[i];
     }
   mixed_accumulate_s_.assign(model_.blocks.size(), 0.0);
-  if (!training.grad_accumulation_fusion && m_ > 1)
+  if (accumulation_.active)
     for (std::size_t b = 0; b < model_.blocks.size(); ++b)
-      mixed_accumulate_s_[b] = mixed_costs_->accumulation_s(b, own_params_[b], storage_dtype(training.precision));
+      mixed_accumulate_s_[b] = mixed_costs_->accumulation_s(b, own_params_[b], accumulation_);
   const DType update_dtype = accelerator.supports(DType::fp32) ? DType::fp32 : training.precision;
   mixed_optimizer_s_.assign(static_cast<std::size_t>(pp_), 0.0);
   for (int s = 0; s < pp_; ++s)

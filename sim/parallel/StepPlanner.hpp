@@ -27,6 +27,7 @@
 #include "parallel/BlockCosts.hpp"
 #include "parallel/ChunkPlacement.hpp"
 #include "parallel/DeviceGrid.hpp"
+#include "parallel/GradientAccumulation.hpp"
 #include "parallel/GradientBuckets.hpp"
 #include "parallel/GroupCollectives.hpp"
 #include "parallel/HostLaunches.hpp"
@@ -274,6 +275,7 @@ private:
   double element_B_;   // bytes of a parameter element as gathered: the storage dtype (bf16 with fp8 training)
   DType gradient_dtype_;  // a gradient element as the data-parallel reduction moves it
   double gradient_B_;     // its bytes
+  GradientAccumulation accumulation_;  // how micro-batches' gradients are summed without fusion
   DeviceGrid grid_;
   const schedule::PipelineScheduleType& schedule_;
   schedule::PipelineShape shape_;
@@ -288,6 +290,8 @@ private:
   double weight_s_ = 0;  // the busiest stage's weight-gradient time per micro-batch
   int units_ = 0;  // parameter units laid out so far (ZeRO-3 buckets)
   bool reduce_every_pass_ = false, gather_parameters_ = false;
+  bool hold_gathered_ = false;  // a unit gathered once stays gathered over the step (FSDP2 under PP)
+  std::vector<bool> gathered_;  // per block: gathered already this step (with hold_gathered_)
   bool has_experts_ = false;  // the model has expert tensors
   const compression::GradCompressionMethod& compression_;  // training.grad_compression.method
   bool compressing_ = false;  // a method other than none, with data parallelism

@@ -183,9 +183,9 @@ void StepPlanner::forward_chunk(int s, int k, int mb) {
 
 void StepPlanner::backward_chunk(int s, int k, int mb, BackwardPart part) {
   const std::string prefix = fmt::format("mb{}.c{}", mb, k);
-  // Unfused accumulation: every micro-batch after the first adds its gradients to the sum (in W
-  // where the backward is split).
-  const double accumulating = !first_pass_ && part == BackwardPart::Whole ? 1.0 : 0.0;
+  // Unfused accumulation: every micro-batch after the first adds its gradients to the sum, the
+  // first casts them into a wider one (in W where the backward is split).
+  const double accumulating = part != BackwardPart::Whole ? 0.0 : first_pass_ ? accumulation_.first_share : 1.0;
   const bool gradients_done = part == BackwardPart::Whole;
   const std::string bwd = part == BackwardPart::Whole ? ".bwd" : ".bwd_input";
   const auto& range = chunk_blocks_[k];
@@ -224,7 +224,7 @@ void StepPlanner::weight_chunk(int s, int k, int mb) {
   // ZeRO-3 the weights are not needed (dW = X^T dY), so nothing is gathered.
   (void)s;
   const std::string prefix = fmt::format("mb{}.c{}", mb, k);
-  const double accumulating = first_pass_ ? 0.0 : 1.0;
+  const double accumulating = first_pass_ ? accumulation_.first_share : 1.0;
   const auto& range = chunk_blocks_[k];
   const auto zeros = std::vector<double>(static_cast<std::size_t>(dp_), 0.0);
   for (std::size_t end = range.end; end > range.begin;) {
@@ -345,8 +345,12 @@ template <typename Ops>
 void StepPlanner::unit(int s, std::size_t first, std::size_t end, const std::string& name, Category pass,
                        const Ops& ops) {
   // One unit of parameters (a block or a fused run of them) on every replica: under ZeRO-3 each
-  // data group first gathers its parameters and the unit's first compute op waits for them.
-  if (gather_parameters_) {
+  // data group first gathers its parameters and the unit's first compute op waits for them,
+  // unless they stay gathered from an earlier pass (hold_gathered_).
+  const bool gathering = gather_parameters_ && !std::all_of(gathered_.begin() + static_cast<std::ptrdiff_t>(first),
+                                                            gathered_.begin() + static_cast<std::ptrdiff_t>(end),
+                                                            [](bool held) { return held; });
+  if (gathering) {
     if (scenario_.framework.sharding.host_rate_limit)
       for (int d = 0; d < dp_; ++d)
         for (const int r : members_[d])
@@ -367,10 +371,12 @@ void StepPlanner::unit(int s, std::size_t first, std::size_t end, const std::str
       for (const double e : tensors) elements += e;
       compute(pass, name + ".copy_out", copy_out_times(elements), 1);
     }
+    if (hold_gathered_) std::fill(gathered_.begin() + static_cast<std::ptrdiff_t>(first),
+                                  gathered_.begin() + static_cast<std::ptrdiff_t>(end), true);
   }
   ops();
   ++units_;
-  if (gather_parameters_)
+  if (gathering)
     for (int d = 0; d < dp_; ++d)
       for (std::size_t i = 0; i < members_[d].size(); ++i) gathers_->release(members_[d][i], last_[d][i]);
 }

@@ -178,9 +178,13 @@ std::string communication_rows(const config::ScenarioSpec& s, const StepMetrics&
                               : std::string();
     line("data-parallel comm",
          fmt::format("{}: {} gradient buckets ({}) reduce-scattered {}{}, {}; {} of gradients", t(m.dp_comm_s),
-                     m.buckets, bucket_text(s, m), zero >= 2 ? "every micro-batch" : "once", hybrid,
-                     zero >= 3 ? "parameters all-gathered per layer in forward and backward"
-                               : "updated parameters all-gathered",
+                     m.buckets, bucket_text(s, m), s.reduces_every_micro_batch() ? "every micro-batch" : "once",
+                     hybrid,
+                     s.holds_unsharded_parameters()
+                         ? "parameters all-gathered per layer once a step and held by the stage (FSDP2 under "
+                           "pipeline parallelism)"
+                     : zero >= 3 ? "parameters all-gathered per layer in forward and backward"
+                                 : "updated parameters all-gathered",
                      bytes(m.gradient_bytes)));
   }
   if (m.buckets > 0)

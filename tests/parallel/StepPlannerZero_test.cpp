@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "parallel/MemoryEstimate.hpp"
 #include "report/StreamWaits.hpp"
 #include "support/StepPlannerScenario.hpp"
 
@@ -321,4 +322,66 @@ TEST_CASE("parallel::plan_step: fp8 training gathers and reduces its bf16 weight
     REQUIRE(bf16 > 0);
     CHECK(traffic(DType::fp8) == Approx(bf16).epsilon(1e-12));
   }
+}
+
+TEST_CASE("parallel::plan_step: FSDP2 under pipeline parallelism gathers each unit once and reduces once",
+          "[parallel][zero]") {
+  // PyTorch's pipelining with FSDP2 (pipeline_holds_unsharded): a stage gathers each unit before
+  // its first pass of the step and keeps it; the micro-batches' gradients are summed unsharded
+  // and reduce-scattered once, after the last backward. Without it: 2m gathers and m reductions.
+  const int t = 2, p = 2, dp = 2, m = 3;
+  auto s = scenario(t, p, dp, m);
+  s.parallelism.zero_stage = 3;
+  s.training.bucket_size_B = 1;  // a reduction per gradient tensor
+  const double e = 2;            // bf16
+  const int layers_per_stage = gpt(s).layers / p;
+  const parallel::DeviceGrid grid(s.parallelism);
+  for (const bool hold : {false, true}) {
+    s.framework.sharding.pipeline_holds_unsharded = hold;
+    REQUIRE(s.holds_unsharded_parameters() == hold);
+    for (const bool fused : {false, true}) {
+      std::vector<Requested> log;
+      parallel::PlanOptions options;
+      options.fuse_chunk_layers = fused;
+      parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(t * p * dp, log), options);
+      for (int stage = 0; stage < p; ++stage) {
+        const auto group = grid.data_group(stage, 0);
+        const int units = (fused ? 1 : layers_per_stage) + (stage == 0) + (stage == p - 1);
+        const int gathering_passes = hold ? 1 : 2 * m, reducing_passes = hold ? 1 : m;
+        const auto [gathers, gathered_B] = requested(log, config::CollectiveOp::AllGather, group);
+        const auto [reductions, reduced_B] = requested(log, config::CollectiveOp::ReduceScatter, group);
+        INFO("hold " << hold << ", fused " << fused << ", stage " << stage);
+        CHECK(gathers == gathering_passes * units);
+        CHECK(gathered_B == Approx(gathering_passes * stage_parameters(s, stage) * e));
+        CHECK(reduced_B == Approx(reducing_passes * stage_parameters(s, stage) * e));
+        CHECK(reductions >= reducing_passes);
+      }
+    }
+  }
+  // Without pipeline parallelism the setting changes nothing: every pass gathers.
+  auto flat = scenario(1, 1, dp, m);
+  flat.parallelism.zero_stage = 3;
+  flat.framework.sharding.pipeline_holds_unsharded = true;
+  CHECK_FALSE(flat.holds_unsharded_parameters());
+  CHECK(flat.reduces_every_micro_batch());
+}
+
+TEST_CASE("parallel::estimate_memory: FSDP2 under pipeline parallelism holds the stage's parameters and a "
+          "gradient sum",
+          "[parallel][zero][memory]") {
+  // Held: the stage's parameters unsharded (2 bytes each in bf16) instead of two units' buffers,
+  // and with more than one micro-batch an unsharded sum of their gradients in the reduce dtype
+  // (fp32: FSDPParam.to_accumulated_grad_if_needed).
+  auto s = scenario(1, 2, 4, 4);
+  s.parallelism.zero_stage = 3;
+  s.framework.gradient_reduce_dtype = DType::fp32;
+  const auto plain = parallel::estimate_memory(s);
+  s.framework.sharding.pipeline_holds_unsharded = true;
+  const auto held = parallel::estimate_memory(s);
+  REQUIRE(held.stage == plain.stage);
+  const double params = stage_parameters(s, held.stage);
+  CHECK(held.weights_B - plain.weights_B == Approx(2 * params));
+  CHECK(held.gradients_B - plain.gradients_B == Approx(4 * params));
+  CHECK(held.buffers_B < plain.buffers_B);  // no gather buffers
+  CHECK(held.optimizer_B == Approx(plain.optimizer_B));
 }

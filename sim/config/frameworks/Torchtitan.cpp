@@ -22,6 +22,9 @@ FrameworkProfile torchtitan() {
   // fp32 shard in place: no copy passes, no loss scaling in bf16.
   p.optimizer = OptimizerPasses{.master_copies = false, .fp16_unscale = false};
   p.gradient_reduce_dtype = DType::fp32;  // MixedPrecisionPolicy(reduce_dtype=float32)
+  // Under PP: parameters gathered once a step, gradients summed unsharded in fp32 and reduced
+  // once (torchtitan parallelize: fsdp_reshard_after_forward "default"; torch pipelining stage.py).
+  p.sharding.pipeline_holds_unsharded = true;
   p.sharding.copy_out = true;  // FSDP2's all-gather copy-out (torch/distributed/fsdp/_fully_shard/_fsdp_collectives.py)
   p.host = pytorch_eager_host();
   return p;

@@ -1,0 +1,23 @@
+#include "parallel/GradientAccumulation.hpp"
+
+namespace clearfog::parallel {
+
+GradientAccumulation gradient_accumulation(const config::ScenarioSpec& scenario) {
+  GradientAccumulation a;
+  a.active = !scenario.training.grad_accumulation_fusion && scenario.micro_batches_per_replica() > 1;
+  const DType precision = storage_dtype(scenario.training.precision);
+  a.gradient = a.sum = precision;
+  const auto& par = scenario.parallelism;
+  if (scenario.holds_unsharded_parameters()) {
+    a.sum = scenario.gradient_reduce_dtype();
+    const double g = dtype_bytes(a.gradient), s = dtype_bytes(a.sum);
+    a.first_share = a.sum == a.gradient ? 0.0 : (g + s) / (g + 2 * s);
+  } else if (scenario.reduces_every_micro_batch()) {
+    a.gradient = a.sum = scenario.gradient_reduce_dtype();
+    a.dense_share = 1.0 / par.shard_degree();
+    a.expert_share = 1.0 / (par.dp / par.ep);
+  }
+  return a;
+}
+
+}  // namespace clearfog::parallel
