@@ -71,6 +71,9 @@ struct KernelFusions {
 struct OptimizerPasses {
   bool master_copies = true;  // fp32 main gradients and weights copied to and from the 16-bit model
   bool fp16_unscale = true;   // with fp16: unscale the gradients and check them for inf/NaN
+  /// With master_copies: the 16-bit gradients are copied into the fp32 main gradients. Off where
+  /// the gradients are summed in fp32 already (ScenarioSpec::optimizer_passes).
+  bool gradient_copy = true;
 };
 
 /// The host thread that issues a rank's kernels (docs/host-time.md). Each kernel costs the host
@@ -137,6 +140,10 @@ struct FrameworkProfile {
   /// The dtype data-parallel gradients are reduced in; none: the training precision (FSDP2's
   /// MixedPrecisionPolicy reduce_dtype, torchtitan's mixed_precision_reduce float32).
   std::optional<DType> gradient_reduce_dtype;
+  /// bf16 gradients (bf16 or fp8 training) are summed and reduced in fp32: Megatron-LM forces
+  /// accumulate_allreduce_grads_in_fp32 for bf16 (arguments.py), so its main_grad buffers and
+  /// data-parallel reductions are fp32 (NeMo's bf16_mixed: grad_reduce_in_fp32=True).
+  bool bf16_gradients_in_fp32 = false;
   /// Time of this stack's kernels relative to the stack the kernel model was calibrated on
   /// (Megatron-LM 2022, Korthikanti et al.): 1 there. A measured figure with its source.
   double kernel_time_factor = 1;

@@ -191,6 +191,16 @@ KeyTable make_scenario_table() {
            .description = "Mixed precision keeps fp32 master weights apart from the 16-bit model: each step copies "
                           "the gradients into them and the updated weights back (Megatron's Float16Optimizer, apex "
                           "O2). false: the optimizer updates fp32 parameters in place (FSDP, torchtitan)."},
+          {.path = "training.grad_reduce_dtype",
+           .type = KeyType::Enum,
+           .choices = {"fp32", "bf16", "fp16"},
+           .presence = Presence::Derived,
+           .default_text = "the framework's (fp32 for torchtitan, and for Megatron with bf16 parameters; else the "
+                           "gradients' own type)",
+           .description = "Type the data-parallel gradients are summed and reduced in (Megatron's "
+                          "--accumulate-allreduce-grads-in-fp32, NeMo's grad_reduce_in_fp32, FSDP's "
+                          "MixedPrecisionPolicy reduce_dtype): the bytes every gradient reduction moves, and "
+                          "with Megatron the fp32 main gradients the optimizer reads without a copy."},
           {.path = "training.batchnorm_relu_fusion",
            .type = KeyType::Bool,
            .presence = Presence::Derived,

@@ -253,7 +253,18 @@ struct ScenarioSpec {
   /// The type data-parallel gradient reductions move: the framework's reduce dtype, else the type
   /// the training precision keeps gradients in (bf16 for fp8 training).
   [[nodiscard]] DType gradient_reduce_dtype() const {
-    return framework.gradient_reduce_dtype.value_or(storage_dtype(training.precision));
+    if (framework.gradient_reduce_dtype) return *framework.gradient_reduce_dtype;
+    const DType stored = storage_dtype(training.precision);
+    return stored == DType::bf16 && framework.bf16_gradients_in_fp32 ? DType::fp32 : stored;
+  }
+  /// The optimizer's passes as this scenario runs them: where the framework's fp32 main gradients
+  /// are what it reduces (Megatron's main_grad in fp32), the optimizer reads them in place and no
+  /// 16-to-32-bit gradient copy runs.
+  [[nodiscard]] OptimizerPasses optimizer_passes() const {
+    OptimizerPasses passes = framework.optimizer;
+    if (passes.master_copies && framework.bf16_gradients_in_fp32 && gradient_reduce_dtype() == DType::fp32)
+      passes.gradient_copy = false;
+    return passes;
   }
   /// Whether each pipeline stage holds its parameters and the sum of its gradients unsharded over
   /// the step (ParameterGathering::pipeline_holds_unsharded, under ZeRO-3 with pp > 1).

@@ -25,7 +25,7 @@ double optimizer_s(const config::ScenarioSpec& scenario, const kernels::KernelCo
   const DType update = accelerator.supports(DType::fp32) ? DType::fp32 : scenario.training.precision;
   const auto kernel = workload::TransformerModel::optimizer_step(
       parameters, scenario.training.optimizer == config::Optimizer::Adam, scenario.training.precision, update,
-      scenario.framework.optimizer);
+      scenario.optimizer_passes());
   return costs.cost(kernel).time_s;
 }
 

@@ -233,14 +233,14 @@ void StepPlanner::price_stages() {
   for (int s = 0; s < pp_; ++s) {
     const auto kernel =
         workload::TransformerModel::optimizer_step(stage_parameters_[s], adam, training.precision, update_dtype,
-                                                   scenario_.framework.optimizer);
+                                                   scenario_.optimizer_passes());
     optimizer_s_[s] = cost_model_.cost(kernel).time_s;
     if (optimizer_s_[s] > optimizer_s_[slowest]) slowest = s;
   }
   step_.optimizer_s = optimizer_s_[slowest];
   step_.price(cost_model_,
               {workload::TransformerModel::optimizer_step(stage_parameters_[slowest], adam, training.precision,
-                                                          update_dtype, scenario_.framework.optimizer)},
+                                                          update_dtype, scenario_.optimizer_passes())},
               "optimizer", 1);
 }
 
@@ -269,7 +269,7 @@ void StepPlanner::price_mixed_kind() {
     mixed_optimizer_s_[s] = mixed_stack_
                                 ->cost(workload::TransformerModel::optimizer_step(
                                     stage_parameters_[s], training.optimizer == config::Optimizer::Adam,
-                                    training.precision, update_dtype, scenario_.framework.optimizer))
+                                    training.precision, update_dtype, scenario_.optimizer_passes()))
                                 .time_s;
 }
 

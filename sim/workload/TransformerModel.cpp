@@ -376,13 +376,13 @@ OptimizerTraffic optimizer_traffic(bool adam, DType precision, config::Optimizer
   o.flops_per_parameter = (adam ? 12.0 : 4.0) + 2;
   if (precision == DType::fp32 || precision == DType::tf32) return o;
   // Mixed precision as Megatron-LM's Float16Optimizer runs it: copy the 16-bit gradients into
-  // fp32 main gradients (2 + 4), with fp16 unscale them and check for inf/NaN (4 + 4, 1 FLOP),
+  // fp32 main gradients (2 + 4; not where they are fp32 already), with fp16 unscale them and check for inf/NaN (4 + 4, 1 FLOP),
   // and after the update copy the fp32 main weights back to the 16-bit model (4 + 2). FP8
   // training keeps 16-bit weights and gradients (Transformer Engine).
   // Frameworks whose optimizer updates fp32 shards cast on the fly (FSDP, compiled graphs) run
   // neither pass (config::OptimizerPasses).
   constexpr double kHalf = 2;
-  if (passes.master_copies) o.bytes_per_parameter += 2 * (kHalf + kFp32Bytes);
+  if (passes.master_copies) o.bytes_per_parameter += (passes.gradient_copy ? 2 : 1) * (kHalf + kFp32Bytes);
   if (precision == DType::fp16 && passes.fp16_unscale) {
     o.bytes_per_parameter += 2 * kFp32Bytes;
     o.flops_per_parameter += 1;

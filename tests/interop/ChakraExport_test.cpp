@@ -81,8 +81,12 @@ TEST_CASE("interop::export_chakra: a data-parallel plan read back rank by rank",
     for (const auto& op : plan.step.plan.ranks[r].ops()) compute_ops += op.kind == program::OpKind::Compute ? 1 : 0;
     CHECK(of_type[ChakraProtoMsg::COMP_NODE] == compute_ops);
     CHECK(of_type[ChakraProtoMsg::COMM_SEND_NODE] == 0);  // no pipeline
-    // Every gradient is all-reduced once: 2 B (bf16) per parameter, each bucket rounded to a byte.
-    CHECK(all_reduce_B == Approx(2.0 * parameters(scenario.workload)).margin(static_cast<double>(collectives)));
+    // Every gradient is all-reduced once in the reduce dtype (Megatron's bf16 gradients in fp32: 4 B
+    // per parameter), each bucket rounded to a byte.
+    const double element_B = dtype_bytes(scenario.gradient_reduce_dtype());
+    CHECK(element_B == 4);
+    CHECK(all_reduce_B ==
+          Approx(element_B * parameters(scenario.workload)).margin(static_cast<double>(collectives)));
   }
   CHECK(nodes == summary.nodes);
   std::filesystem::remove_all(dir);

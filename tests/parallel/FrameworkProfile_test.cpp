@@ -7,7 +7,9 @@
 
 #include <string>
 
+#include "config/FrameworkRegistry.hpp"
 #include "support/PlanRun.hpp"
+#include "support/StepPlannerScenario.hpp"
 #include "support/TestPlatforms.hpp"
 #include "workload/TransformerModel.hpp"
 
@@ -157,4 +159,28 @@ TEST_CASE("parallel::plan_step: a gradient reduce dtype sets the bytes the reduc
   CHECK(sent(fp32.step, true) == Approx(2 * sent(bf16.step, true)).epsilon(1e-12));
   CHECK(sent(fp32.step, false) == Approx(sent(bf16.step, false)).epsilon(1e-12));
   CHECK(sent(bf16.step, false) > 0);
+}
+
+TEST_CASE("config::ScenarioSpec: Megatron reduces bf16 gradients in fp32 and its optimizer reads them without a copy",
+          "[parallel][frameworks]") {
+  // Megatron-LM's arguments.py forces accumulate_allreduce_grads_in_fp32 for bf16: fp32 main_grad
+  // buffers, reduced in fp32; fp16 keeps fp16 gradients. training.grad_reduce_dtype overrides.
+  auto s = test::step_planner::scenario(1, 1, 2, 1);
+  s.framework = config::framework_profile("megatron-2022");
+  s.training.precision = DType::bf16;
+  CHECK(s.gradient_reduce_dtype() == DType::fp32);
+  CHECK_FALSE(s.optimizer_passes().gradient_copy);
+  s.training.precision = DType::fp8;  // bf16 weights and gradients
+  CHECK(s.gradient_reduce_dtype() == DType::fp32);
+  s.training.precision = DType::fp16;
+  CHECK(s.gradient_reduce_dtype() == DType::fp16);
+  CHECK(s.optimizer_passes().gradient_copy);
+  s.training.precision = DType::bf16;
+  s.framework.gradient_reduce_dtype = DType::bf16;  // training.grad_reduce_dtype: bf16
+  CHECK(s.gradient_reduce_dtype() == DType::bf16);
+  CHECK(s.optimizer_passes().gradient_copy);
+  // The optimizer's bytes per parameter: 44 with the copy, 38 without (docs/compute-model.md).
+  CHECK(workload::optimizer_traffic(true, DType::bf16, config::OptimizerPasses{}).bytes_per_parameter == 44);
+  CHECK(workload::optimizer_traffic(true, DType::bf16, config::OptimizerPasses{.gradient_copy = false})
+            .bytes_per_parameter == 38);
 }

@@ -16,6 +16,9 @@ FrameworkProfile megatron_core_2024() {
   p.ddp = DdpFlavour::Torch;
   p.grad_accumulation_fusion = true;
   p.optimizer = OptimizerPasses{.master_copies = true, .fp16_unscale = true};
+  // bf16: fp32 main_grad buffers, reduced in fp32 (arguments.py forces
+  // accumulate_allreduce_grads_in_fp32), which the optimizer reads without a copy.
+  p.bf16_gradients_in_fp32 = true;
   p.host = pytorch_eager_host();  // kernels launched one by one from Python
   return p;
 }
