@@ -54,6 +54,7 @@ COLUMNS = ["name", "hidden", "layers", "heads", "ffn_hidden", "seq", "micro_batc
            "optimizer_s", "other_s", "forward_host_s", "backward_host_s", "update_host_s", "aten_ops",
            "autograd_nodes"]
 PROFILED_STEPS = 3
+KERNEL_ROWS = 15  # kernels listed per configuration on standard error (--kernel-rows)
 # Kernel families by name (cuBLAS's Hopper GEMMs are nvjet_* or sm90_xmma_gemm_*; SDPA's are
 # flash/cudnn/fmha kernels; the fused AdamW and the foreach copies are multi_tensor_apply kernels).
 FAMILIES = (("attention", ("flash", "fmha", "cudnn", "attention", "sdpa")),
@@ -199,7 +200,7 @@ def kernel_profile(torch, trainer, tokens, targets):
         sums[family(e.name)] += (r.end - r.start) * 1e-6
         count, total = by_name.get(e.name, (0, 0.0))
         by_name[e.name] = (count + 1, total + (r.end - r.start) * 1e-6)
-    for kernel, (count, total) in sorted(by_name.items(), key=lambda kv: -kv[1][1])[:15]:
+    for kernel, (count, total) in sorted(by_name.items(), key=lambda kv: -kv[1][1])[:KERNEL_ROWS]:
         print(f"  {family(kernel):9} {count / PROFILED_STEPS:6g} x {total / PROFILED_STEPS * 1e3:8.3f} ms  "
               f"{kernel[:110]}", file=sys.stderr)
     busy_us, reach = 0.0, float("-inf")
@@ -309,6 +310,8 @@ def parse_args(argv):
     parser.add_argument("--host-table", metavar="N", type=int, default=0,
                         help="also print, to standard error, the N operators and autograd nodes with the most "
                              "host time in one step of each configuration (torch.profiler, CPU only)")
+    parser.add_argument("--kernel-rows", metavar="N", type=int, default=KERNEL_ROWS,
+                        help="kernels listed per configuration, most device time first, on standard error")
     parser.add_argument("--only", default=",".join(CONFIGS),
                         help="comma-separated configuration names (default all): " + ", ".join(CONFIGS))
     args = parser.parse_args(argv)
@@ -321,7 +324,9 @@ def parse_args(argv):
 
 
 def main(argv=None):
+    global KERNEL_ROWS
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    KERNEL_ROWS = args.kernel_rows
     import torch  # here: --help works without PyTorch
     if not torch.cuda.is_available():
         sys.exit("measure-step.py: PyTorch sees no CUDA device")
