@@ -144,6 +144,11 @@ struct FrameworkProfile {
   /// accumulate_allreduce_grads_in_fp32 for bf16 (arguments.py), so its main_grad buffers and
   /// data-parallel reductions are fp32 (NeMo's bf16_mixed: grad_reduce_in_fp32=True).
   bool bf16_gradients_in_fp32 = false;
+  /// ZeRO-1/2 (Megatron's distributed optimizer): the all-gather of the updated parameter shards
+  /// runs behind the next step's forward, bucket by bucket, each layer waiting for its own bucket
+  /// (Megatron-core --overlap-param-gather; NeMo's MegatronStrategy default). Off: after the
+  /// optimizer, before the next step.
+  bool overlap_param_gather = false;
   /// Time of this stack's kernels relative to the stack the kernel model was calibrated on
   /// (Megatron-LM 2022, Korthikanti et al.): 1 there. A measured figure with its source.
   double kernel_time_factor = 1;

@@ -191,6 +191,14 @@ KeyTable make_scenario_table() {
            .description = "Mixed precision keeps fp32 master weights apart from the 16-bit model: each step copies "
                           "the gradients into them and the updated weights back (Megatron's Float16Optimizer, apex "
                           "O2). false: the optimizer updates fp32 parameters in place (FSDP, torchtitan)."},
+          {.path = "training.overlap_param_gather",
+           .type = KeyType::Bool,
+           .presence = Presence::Derived,
+           .default_text = "the framework's (true for megatron-core-2024, false otherwise)",
+           .description = "With zero_stage 1 or 2: the all-gather of the updated parameter shards runs behind the "
+                          "next step's forward, bucket by bucket, each layer waiting for its own bucket "
+                          "(Megatron-core --overlap-param-gather). false: it runs after the optimizer step, "
+                          "before the next forward can start."},
           {.path = "training.grad_reduce_dtype",
            .type = KeyType::Enum,
            .choices = {"fp32", "bf16", "fp16"},
@@ -323,7 +331,9 @@ KeyTable make_scenario_table() {
                           "all-gather of the updated parameters); 2 + gradients (reduce-scatter after every "
                           "micro-batch's backward); 3 + parameters (FULL_SHARD: each layer's parameters "
                           "all-gathered before its forward and again before its backward, prefetched one layer "
-                          "ahead on a gather stream; no all-gather after the optimizer)."},
+                          "ahead on a gather stream; no all-gather after the optimizer; a framework whose "
+                          "pipeline stages keep their parameters, torchtitan's FSDP2, gathers once a step and "
+                          "reduce-scatters once under pp > 1, docs/parallelism.md)."},
           {.path = "parallelism.shard_group",
            .type = KeyType::Integer,
            .presence = Presence::Derived,

@@ -277,6 +277,12 @@ struct ScenarioSpec {
   [[nodiscard]] bool reduces_every_micro_batch() const {
     return parallelism.zero_stage >= 2 && parallelism.dp > 1 && !holds_unsharded_parameters();
   }
+  /// Whether the updated ZeRO-1/2 parameter shards are all-gathered behind the next forward
+  /// (FrameworkProfile::overlap_param_gather) rather than after the optimizer.
+  [[nodiscard]] bool gathers_parameters_ahead() const {
+    return framework.overlap_param_gather && parallelism.zero_stage >= 1 && parallelism.zero_stage <= 2 &&
+           parallelism.dp > 1;
+  }
   /// Micro-batches each replica runs per iteration (gradient accumulation steps).
   [[nodiscard]] int micro_batches_per_replica() const {
     return global_batch_per_replica() / training.micro_batch;

@@ -276,6 +276,7 @@ void override_profile(const ConfigDocument& document, FrameworkProfile& profile)
   number("training.host_forward_launch", profile.host.forward_launch_s);
   number("training.host_backward_launch", profile.host.backward_launch_s);
   flag("training.cuda_graphs", profile.host.cuda_graphs);
+  flag("training.overlap_param_gather", profile.overlap_param_gather);
   if (const ConfigValue& d = document.at("training.grad_reduce_dtype"); !d.is_derived())
     profile.gradient_reduce_dtype = parse_dtype(d.as_string());
 }

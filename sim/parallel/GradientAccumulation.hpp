@@ -8,14 +8,16 @@
 //     the reduced gradient, in the reduce dtype (FSDP2 adds it into the sharded .grad);
 //   - FSDP2 under pipeline parallelism (ScenarioSpec::holds_unsharded_parameters): the whole
 //     tensor into an unsharded sum in the reduce dtype; the first micro-batch casts its gradient
-//     into the sum (FSDPParam.to_accumulated_grad_if_needed), the others add to it.
+//     into the sum (FSDPParam.to_accumulated_grad_if_needed), the others add to it;
+//   - Megatron's fp32 main_grad (no gradient copy in the optimizer): every micro-batch, the first
+//     too, adds its 16-bit gradient into the zeroed fp32 buffer.
 #include "config/ScenarioSpec.hpp"
 #include "core/DType.hpp"
 
 namespace clearfog::parallel {
 
 struct GradientAccumulation {
-  bool active = false;
+  bool active = false;  // the weight-gradient GEMMs do not accumulate in place
   double dense_share = 1;   // of a dense tensor's elements the device sums
   double expert_share = 1;  // of an expert tensor's (sharded over the expert-data group)
   DType gradient = DType::bf16;  // a micro-batch's new gradient
@@ -27,7 +29,7 @@ struct GradientAccumulation {
   [[nodiscard]] double bytes_per_element() const { return dtype_bytes(gradient) + 2 * dtype_bytes(sum); }
   /// Per micro-batch on average over `micro_batches`.
   [[nodiscard]] double mean_share(int micro_batches) const {
-    return active && micro_batches > 1 ? (micro_batches - 1 + first_share) / micro_batches : 0.0;
+    return active && micro_batches >= 1 ? (micro_batches - 1 + first_share) / micro_batches : 0.0;
   }
 };
 

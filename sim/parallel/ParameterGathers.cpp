@@ -28,6 +28,11 @@ void ParameterGathers::gather(const std::vector<int>& group, double bytes, const
   for (std::size_t i = 0; i < group.size(); ++i) state(group[i]).pending = done[i];
 }
 
+void ParameterGathers::expect(int rank, program::OpIndex gathered) {
+  auto& pending = state(rank).pending;
+  if (!pending || *pending < gathered) pending = gathered;  // a rank's ops are numbered in issue order
+}
+
 std::optional<program::OpIndex> ParameterGathers::take(int rank) {
   auto& s = state(rank);
   const auto pending = s.pending;

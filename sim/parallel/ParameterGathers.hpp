@@ -23,6 +23,9 @@ public:
   /// Appends the all-gather of `bytes` (the unit's whole parameters, nccl-tests convention) over
   /// `group`; the next compute op of each member must wait for it (take()).
   void gather(const std::vector<int>& group, double bytes, const std::string& name);
+  /// A gather laid out elsewhere (ZeRO-1/2's all-gather of the updated shards, ahead of the
+  /// forward) that the next compute op of `rank` must wait for; of several, the latest.
+  void expect(int rank, program::OpIndex gathered);
   /// The gather the next compute op of `rank` waits for, once: empty when there is none.
   std::optional<program::OpIndex> take(int rank);
   /// `unit_end` is the last op of the unit that used `rank`'s latest gather: its buffer is free after it.

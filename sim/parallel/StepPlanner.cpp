@@ -101,6 +101,7 @@ StepPlan StepPlanner::plan() {
   reduce_every_pass_ = scenario_.reduces_every_micro_batch();
   gather_parameters_ = scenario_.parallelism.zero_stage >= 3 && dp_ > 1;
   hold_gathered_ = scenario_.holds_unsharded_parameters();
+  gather_ahead_ = scenario_.gathers_parameters_ahead();
   gathered_.assign(model_.blocks.size(), false);
   gathers_.emplace(step_.plan, tags_, schedules_, collectives_);
   // Stragglers rescale compute after planning: no host op is left out for them.
@@ -122,6 +123,7 @@ StepPlan StepPlanner::plan() {
   // Stage by stage, pass by pass in schedule order, and replica by replica inside a pass, so that
   // the collectives over a data group (ZeRO) find every member's ops already laid out. Each rank's
   // ops still follow its schedule; point-to-point messages match by tag, whatever the order.
+  if (gather_ahead_) issue_parameter_gathers();
   for (int s = 0; s < pp_; ++s) lay_out_stage(s);
   reduce_data_groups();
   sum_tied_copies();

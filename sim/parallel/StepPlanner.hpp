@@ -248,6 +248,11 @@ private:
 
   void sum_tied_copies();
   void optimizer_steps();
+  /// Megatron-core's --overlap-param-gather in the steady state: the previous step's parameter
+  /// all-gathers laid out at the start of this one, bucket by bucket in forward order
+  /// (StepPlannerSync.cpp); the forward of a block waits for its bucket (await_parameter_gathers).
+  void issue_parameter_gathers();
+  void await_parameter_gathers(std::size_t first, std::size_t end);
   void sum_figures();
 
   /// The stage running model chunk k for micro-batch mb's direction.
@@ -291,6 +296,8 @@ private:
   int units_ = 0;  // parameter units laid out so far (ZeRO-3 buckets)
   bool reduce_every_pass_ = false, gather_parameters_ = false;
   bool hold_gathered_ = false;  // a unit gathered once stays gathered over the step (FSDP2 under PP)
+  bool gather_ahead_ = false;   // ZeRO-1/2 parameter all-gathers behind the forward
+  std::vector<std::vector<std::optional<program::OpIndex>>> ahead_;  // per rank and block: its bucket's gather
   std::vector<bool> gathered_;  // per block: gathered already this step (with hold_gathered_)
   bool has_experts_ = false;  // the model has expert tensors
   const compression::GradCompressionMethod& compression_;  // training.grad_compression.method

@@ -19,6 +19,8 @@ using Pass = schedule::PipelineStep::Pass;
 // ---- Phase 2: passes ---------------------------------------------------------------------------
 
 void StepPlanner::lay_out_stage(int s) {
+  // Held parameters are the stage's own: a chunk DualPipe places on two stages is gathered on each.
+  std::fill(gathered_.begin(), gathered_.end(), false);
   const GradientBucketPacker packer(scenario_.training.bucket_size_B);
   reduction_packers_.assign(2, packer);
   members_.assign(static_cast<std::size_t>(dp_), {});
@@ -374,6 +376,7 @@ void StepPlanner::unit(int s, std::size_t first, std::size_t end, const std::str
     if (hold_gathered_) std::fill(gathered_.begin() + static_cast<std::ptrdiff_t>(first),
                                   gathered_.begin() + static_cast<std::ptrdiff_t>(end), true);
   }
+  if (gather_ahead_ && pass == Category::Forward) await_parameter_gathers(first, end);
   ops();
   ++units_;
   if (gathering)

@@ -153,10 +153,12 @@ void StepPlanner::reduce_data_groups() {
 
 void StepPlanner::sum_tied_copies() {
   // Megatron ties the input embedding (first stage) to the logits weight (last stage): after the
-  // data-parallel reduction the two copies' gradients are summed, per tensor rank; with sharded
-  // gradients (ZeRO-2/3) only the rank's 1/dp share exists and is summed.
+  // data-parallel reduction the two copies' gradients are summed, per tensor rank, in the type
+  // the gradients are kept in; with sharded gradients (ZeRO-2/3) only the rank's 1/dp share exists
+  // and is summed.
+  const bool sharded = scenario_.parallelism.zero_stage >= 2 && dp_ > 1;
   for (const auto& tied : tied_) {
-    const double bytes = tied.elements * element_B_ / (reduce_every_pass_ ? shard_ : 1);
+    const double bytes = tied.elements * gradient_B_ / (sharded ? shard_ : 1);
     for (int d = 0; d < dp_; ++d) {
       for (int t = 0; t < tp_; ++t) {
         const std::vector<int> pair = {grid_.rank(d, tied.origin_stage, t), grid_.rank(d, tied.copy_stage, t)};
@@ -194,7 +196,7 @@ void StepPlanner::optimizer_steps() {
   // The optimizer step, then (ZeRO-1/2) the all-gather of the updated parameter shards; ZeRO-3
   // leaves them sharded until the next step's gathers.
   const int zero = scenario_.parallelism.zero_stage;
-  const bool gather_updated = zero >= 1 && zero <= 2;
+  const bool gather_updated = zero >= 1 && zero <= 2 && !gather_ahead_;  // else issue_parameter_gathers()
   for (int s = 0; s < pp_; ++s) {
     for (int t = 0; t < tp_; ++t) {
       std::map<int, OpIndex> opt;  // rank -> its optimizer op
@@ -205,7 +207,7 @@ void StepPlanner::optimizer_steps() {
         std::vector<OpIndex> after = synced_[r];
         // fp16 loss scaling: the host reads the overflow flag of the reduced gradients
         // (found_inf.item()) before it launches the update.
-        if (scenario_.training.precision == DType::fp16 && scenario_.framework.optimizer.fp16_unscale)
+        if (scenario_.training.precision == DType::fp16 && scenario_.optimizer_passes().fp16_unscale)
           host_->wait_for(r, after);
         if (const auto launched = host_->launch(r, Category::Optimizer, optimizer_launches(s), optimizer_s))
           after.push_back(*launched);
@@ -227,6 +229,50 @@ void StepPlanner::optimizer_steps() {
       }
     }
   }
+}
+
+void StepPlanner::issue_parameter_gathers() {
+  // The previous step's update, all-gathered behind this step's forward (steady state). The buckets
+  // are the gradient buckets (the same tensors in the order backward makes them ready, the same
+  // cap), issued in forward order: the last bucket holds the first layers.
+  ahead_.assign(static_cast<std::size_t>(grid_.size()),
+                std::vector<std::optional<OpIndex>>(model_.blocks.size()));
+  for (int s = 0; s < pp_; ++s)
+    for (int t = 0; t < tp_; ++t)
+      for (const auto& [group, expert] : reduction_groups(s, t)) {
+        std::vector<GradientTensor> tensors;
+        std::vector<std::size_t> block_of;
+        for (std::size_t b = model_.blocks.size(); b-- > 0;) {
+          const auto& holders = holders_of_block(b);
+          if (std::find(holders.begin(), holders.end(), s) == holders.end()) continue;
+          for (const auto& p : own_params_[b]) {
+            if (p.expert != expert) continue;
+            tensors.push_back({model_.blocks[b].name + "." + p.name, p.elements * gradient_B_,
+                               static_cast<int>(tensors.size())});
+            block_of.push_back(b);
+          }
+        }
+        const auto buckets = make_gradient_buckets(tensors, scenario_.training.bucket_size_B);
+        for (std::size_t i = buckets.size(); i-- > 0;) {
+          const auto ops = data_collective(CollectiveOp::AllGather, group, buckets[i].bytes * element_B_ / gradient_B_,
+                                           std::vector<std::vector<OpIndex>>(group.size()),
+                                           fmt::format("s{}.t{}{}.param_gather.b{}", s, t, expert ? ".experts" : "", i));
+          const auto last = static_cast<std::size_t>(buckets[i].ready_slot);
+          for (std::size_t k = last + 1 - buckets[i].tensors; k <= last; ++k)
+            for (std::size_t j = 0; j < group.size(); ++j)
+              ahead_[static_cast<std::size_t>(group[j])][block_of[k]] = ops[j];  // of two buckets, the later
+        }
+      }
+}
+
+void StepPlanner::await_parameter_gathers(std::size_t first, std::size_t end) {
+  for (int d = 0; d < dp_; ++d)
+    for (const int r : members_[d])
+      for (std::size_t b = first; b < end; ++b)
+        if (auto& gathered = ahead_[static_cast<std::size_t>(r)][b]) {
+          gathers_->expect(r, *gathered);
+          gathered.reset();  // the first forward waits; the parameters stay gathered after it
+        }
 }
 
 void StepPlanner::sum_figures() {

@@ -183,8 +183,9 @@ std::string communication_rows(const config::ScenarioSpec& s, const StepMetrics&
                      s.holds_unsharded_parameters()
                          ? "parameters all-gathered per layer once a step and held by the stage (FSDP2 under "
                            "pipeline parallelism)"
-                     : zero >= 3 ? "parameters all-gathered per layer in forward and backward"
-                                 : "updated parameters all-gathered",
+                     : zero >= 3                     ? "parameters all-gathered per layer in forward and backward"
+                     : s.gathers_parameters_ahead() ? "updated parameters all-gathered behind the next forward"
+                                                    : "updated parameters all-gathered",
                      bytes(m.gradient_bytes)));
   }
   if (m.buckets > 0)

@@ -2,6 +2,7 @@
 // the bytes per element and the share of a tensor each case reads and writes.
 #include <catch2/catch.hpp>
 
+#include "config/FrameworkRegistry.hpp"
 #include "parallel/GradientAccumulation.hpp"
 #include "support/StepPlannerScenario.hpp"
 
@@ -32,10 +33,22 @@ TEST_CASE("parallel::gradient_accumulation: what each sharding sums, in which dt
     const auto a = parallel::gradient_accumulation(s);
     CHECK(a.dense_share == 1);
     CHECK(a.bytes_per_element() == 2 + 2 * 4);  // read the bf16 gradient, read and write the fp32 sum
-    CHECK(a.first_share == Approx((2.0 + 4) / (2 + 2 * 4)));  // read bf16, write fp32
-    CHECK(a.mean_share(4) == Approx((3 + 0.6) / 4));
+    const double first = (2.0 + 4) / (2 + 2 * 4);  // read bf16, write fp32; against read both, write fp32
+    CHECK(a.first_share == Approx(first));
+    CHECK(a.mean_share(4) == Approx((3 + first) / 4));
   }
-  SECTION("fused accumulation or one micro-batch: nothing to sum") {
+  SECTION("Megatron's fp32 main_grad: every micro-batch adds its bf16 gradient, the first too") {
+    s.framework = config::framework_profile("megatron-2022");
+    s.training.grad_accumulation_fusion = false;
+    s.framework.gradient_reduce_dtype.reset();
+    const auto a = parallel::gradient_accumulation(s);
+    CHECK(a.sum == DType::fp32);
+    CHECK(a.bytes_per_element() == 2 + 2 * 4);
+    CHECK(a.mean_share(4) == 1);
+    CHECK(a.mean_share(1) == 1);
+  }
+  SECTION("fused accumulation: nothing to sum; one micro-batch of replicated gradients: nothing either") {
+    CHECK(parallel::gradient_accumulation(s).mean_share(1) == 0);
     s.training.grad_accumulation_fusion = true;
     CHECK_FALSE(parallel::gradient_accumulation(s).active);
     CHECK(parallel::gradient_accumulation(s).mean_share(4) == 0);

@@ -19,6 +19,9 @@ FrameworkProfile megatron_core_2024() {
   // bf16: fp32 main_grad buffers, reduced in fp32 (arguments.py forces
   // accumulate_allreduce_grads_in_fp32), which the optimizer reads without a copy.
   p.bf16_gradients_in_fp32 = true;
+  // Distributed optimizer: the updated shards' all-gather behind the next forward
+  // (megatron/core/distributed: overlap_param_gather; NeMo MegatronStrategy's DDP config default).
+  p.overlap_param_gather = true;
   p.host = pytorch_eager_host();  // kernels launched one by one from Python
   return p;
 }
