@@ -203,8 +203,8 @@ KeyTable make_scenario_table() {
            .type = KeyType::Enum,
            .choices = {"fp32", "bf16", "fp16"},
            .presence = Presence::Derived,
-           .default_text = "the framework's (fp32 for torchtitan, and for Megatron with bf16 parameters; else the "
-                           "gradients' own type)",
+           .default_text = "the framework's (fp32 for torchtitan, and for megatron-2022 and megatron-core-2024 "
+                           "with bf16 parameters; else the gradients' own type)",
            .description = "Type the data-parallel gradients are summed and reduced in (Megatron's "
                           "--accumulate-allreduce-grads-in-fp32, NeMo's grad_reduce_in_fp32, FSDP's "
                           "MixedPrecisionPolicy reduce_dtype): the bytes every gradient reduction moves, and "

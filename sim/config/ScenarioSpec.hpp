@@ -266,16 +266,20 @@ struct ScenarioSpec {
       passes.gradient_copy = false;
     return passes;
   }
-  /// Whether each pipeline stage holds its parameters and the sum of its gradients unsharded over
-  /// the step (ParameterGathering::pipeline_holds_unsharded, under ZeRO-3 with pp > 1).
-  [[nodiscard]] bool holds_unsharded_parameters() const {
-    return parallelism.zero_stage >= 3 && parallelism.dp > 1 && parallelism.pp > 1 &&
+  /// Whether each pipeline stage sums its micro-batches' gradients unsharded and reduces the sum
+  /// once (ParameterGathering::pipeline_holds_unsharded, under ZeRO-2/3 with pp > 1).
+  [[nodiscard]] bool sums_gradients_unsharded() const {
+    return parallelism.zero_stage >= 2 && parallelism.dp > 1 && parallelism.pp > 1 &&
            framework.sharding.pipeline_holds_unsharded;
+  }
+  /// Whether, moreover, each stage gathers its sharded parameters once and holds them (ZeRO-3).
+  [[nodiscard]] bool holds_unsharded_parameters() const {
+    return parallelism.zero_stage >= 3 && sums_gradients_unsharded();
   }
   /// Whether every micro-batch reduces its own gradients (ZeRO-2/3 keep a shard of the sum) rather
   /// than the last one reducing the whole sum.
   [[nodiscard]] bool reduces_every_micro_batch() const {
-    return parallelism.zero_stage >= 2 && parallelism.dp > 1 && !holds_unsharded_parameters();
+    return parallelism.zero_stage >= 2 && parallelism.dp > 1 && !sums_gradients_unsharded();
   }
   /// Whether the updated ZeRO-1/2 parameter shards are all-gathered behind the next forward
   /// (FrameworkProfile::overlap_param_gather) rather than after the optimizer.

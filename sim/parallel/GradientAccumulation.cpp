@@ -8,7 +8,7 @@ GradientAccumulation gradient_accumulation(const config::ScenarioSpec& scenario)
   const DType precision = storage_dtype(scenario.training.precision);
   a.gradient = a.sum = precision;
   const auto& par = scenario.parallelism;
-  if (scenario.holds_unsharded_parameters()) {
+  if (scenario.sums_gradients_unsharded()) {
     a.sum = scenario.gradient_reduce_dtype();
     const double g = dtype_bytes(a.gradient), s = dtype_bytes(a.sum);
     a.first_share = a.sum == a.gradient ? 0.0 : (g + s) / (g + 2 * s);

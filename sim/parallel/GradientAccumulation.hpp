@@ -6,7 +6,7 @@
 //   - replicated or ZeRO-1 gradients: the whole tensor, in the training precision;
 //   - ZeRO-2/3, where every micro-batch reduce-scatters its own gradients: the device's shard of
 //     the reduced gradient, in the reduce dtype (FSDP2 adds it into the sharded .grad);
-//   - FSDP2 under pipeline parallelism (ScenarioSpec::holds_unsharded_parameters): the whole
+//   - FSDP2 under pipeline parallelism (ScenarioSpec::sums_gradients_unsharded): the whole
 //     tensor into an unsharded sum in the reduce dtype; the first micro-batch casts its gradient
 //     into the sum (FSDPParam.to_accumulated_grad_if_needed), the others add to it;
 //   - Megatron's fp32 main_grad (no gradient copy in the optimizer): every micro-batch, the first

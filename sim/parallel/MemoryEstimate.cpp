@@ -179,11 +179,12 @@ MemoryEstimate estimate_memory(const config::ScenarioSpec& scenario) {
     if (training.recompute == config::Recompute::Op) m.buffers_B += largest_op_recomputed;
     // One block's backward runs at a time: the largest transient of the stage's blocks (the loss's).
     m.buffers_B += stage_transient[s];
-    if (scenario.holds_unsharded_parameters()) {
-      // FSDP2 under pipeline parallelism: the stage's parameters stay gathered over the step, and
-      // its micro-batches' gradients are summed unsharded in the reduce dtype until the last one.
+    if (scenario.sums_gradients_unsharded()) {
+      // FSDP2 under pipeline parallelism: the stage's parameters stay gathered over the step (ZeRO-3;
+      // under ZeRO-2 they are never sharded), and its micro-batches' gradients are summed unsharded
+      // in the reduce dtype until the last one.
       const double stage_parameters = parameters[s] + expert_parameters[s];
-      m.weights_B += per_param.weights * stage_parameters;
+      if (scenario.holds_unsharded_parameters()) m.weights_B += per_param.weights * stage_parameters;
       if (scenario.micro_batches_per_replica() > 1)
         m.gradients_B += dtype_bytes(scenario.gradient_reduce_dtype()) * stage_parameters;
     } else if (par.zero_stage >= 3 && par.dp > 1) {

@@ -397,6 +397,33 @@ TEST_CASE("parallel::estimate_memory: FSDP2 under pipeline parallelism holds the
   CHECK(held.gradients_B - plain.gradients_B == Approx(4 * params));
   CHECK(held.buffers_B < plain.buffers_B);  // no gather buffers
   CHECK(held.optimizer_B == Approx(plain.optimizer_B));
+  // ZeRO-2 (FSDP2 without resharding): the parameters were never sharded; the gradient sum is held.
+  s.parallelism.zero_stage = 2;
+  s.framework.sharding.pipeline_holds_unsharded = false;
+  const auto plain2 = parallel::estimate_memory(s);
+  s.framework.sharding.pipeline_holds_unsharded = true;
+  const auto held2 = parallel::estimate_memory(s);
+  REQUIRE(held2.stage == plain2.stage);
+  CHECK(held2.weights_B == Approx(plain2.weights_B));
+  CHECK(held2.gradients_B - plain2.gradients_B == Approx(4 * stage_parameters(s, held2.stage)));
+}
+
+TEST_CASE("parallel::plan_step: ZeRO-2 under pipeline parallelism with FSDP2 reduces its gradient sum once",
+          "[parallel][zero]") {
+  const int p = 2, dp = 2, m = 3;
+  auto s = scenario(1, p, dp, m);
+  s.parallelism.zero_stage = 2;
+  const parallel::DeviceGrid grid(s.parallelism);
+  for (const bool hold : {false, true}) {
+    s.framework.sharding.pipeline_holds_unsharded = hold;
+    std::vector<Requested> log;
+    parallel::plan_step(s, LayerGemmsOnly{}, recording_collectives(p * dp, log));
+    for (int stage = 0; stage < p; ++stage) {
+      const auto [reductions, reduced_B] = requested(log, config::CollectiveOp::ReduceScatter, grid.data_group(stage, 0));
+      INFO("hold " << hold << ", stage " << stage);
+      CHECK(reduced_B == Approx((hold ? 1 : m) * stage_parameters(s, stage) * 2));
+    }
+  }
 }
 
 TEST_CASE("parallel::plan_step: the distributed optimizer's parameter all-gather runs behind the next forward",
