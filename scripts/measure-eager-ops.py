@@ -21,22 +21,14 @@ The CSV "clearfog eager-op measurements v1": op,dtype,shape,bytes,time_s,rate_Bp
 """
 import argparse
 import datetime
-import importlib.util
-import os
 import shlex
 import sys
 
+from script_import import load
+
 FORMAT_LINE = "# clearfog eager-op measurements v1"
 COLUMNS = ["op", "dtype", "shape", "bytes", "time_s", "rate_Bps"]
-HERE = os.path.dirname(os.path.abspath(__file__))
 TOKENS, HIDDEN, VOCAB, FFN = 16384, 4096, 32000, 11008
-
-
-def load(name, filename):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, filename))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 accelerator = load("measure_accelerator", "measure-accelerator.py")

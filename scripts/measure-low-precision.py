@@ -39,17 +39,15 @@ kind,recipe,impl,m,n,k,outputs,limit_bytes,time_s,peak_bytes,retries_per_step,no
 """
 import argparse
 import datetime
-import importlib.util
-import os
 import shlex
-import statistics
 import sys
 import time
+
+from script_import import load
 
 FORMAT_LINE = "# clearfog low-precision measurements v1"
 COLUMNS = ["kind", "recipe", "impl", "m", "n", "k", "outputs", "limit_bytes", "time_s", "peak_bytes",
            "retries_per_step", "note"]
-HERE = os.path.dirname(os.path.abspath(__file__))
 E4M3_MAX = 448.0
 BLOCK = 128                       # DeepSeek-V3's and cuBLAS's block edge
 GEMM_RECIPES = ("bf16", "tensorwise", "rowwise", "blockwise")
@@ -73,13 +71,6 @@ PRESSURE_CAPS = (None, 1.5, 1.2, 1.1, 1.07, 1.05, 1.04, 1.03, 1.02, 1.01, 1.005,
 VARIED_BATCHES = (4, 3, 2, 4, 1, 3)
 PRESSURE_STEPS = 12                # two rounds of VARIED_BATCHES
 COMPILE_BUDGET_S = 150            # compiled rows after this much compiling are skipped, said so
-
-
-def load(name, filename):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, filename))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 accelerator = load("measure_accelerator", "measure-accelerator.py")

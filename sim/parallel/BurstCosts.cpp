@@ -4,6 +4,7 @@
 #include "kernels/ScaledCostModel.hpp"
 #include "parallel/BlockCosts.hpp"
 #include "parallel/PlatformInterference.hpp"
+#include "workload/OptimizerStep.hpp"
 #include "workload/TransformerModel.hpp"
 #include "workload/WorkloadType.hpp"
 
@@ -23,7 +24,7 @@ double optimizer_s(const config::ScenarioSpec& scenario, const kernels::KernelCo
   if (parameters <= 0) return 0;
   const auto& accelerator = scenario.platform.accelerator;
   const DType update = accelerator.supports(DType::fp32) ? DType::fp32 : scenario.training.precision;
-  const auto kernel = workload::TransformerModel::optimizer_step(
+  const auto kernel = workload::optimizer_step(
       parameters, scenario.training.optimizer == config::Optimizer::Adam, scenario.training.precision, update,
       scenario.optimizer_passes());
   return costs.cost(kernel).time_s;

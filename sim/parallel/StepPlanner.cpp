@@ -10,6 +10,7 @@
 #include "kernels/BlockedGemmModel.hpp"
 #include "parallel/GridSymmetries.hpp"
 #include "parallel/PlatformInterference.hpp"
+#include "workload/OptimizerStep.hpp"
 #include "workload/TransformerModel.hpp"
 #include "workload/WorkloadType.hpp"
 
@@ -234,14 +235,14 @@ void StepPlanner::price_stages() {
   int slowest = 0;
   for (int s = 0; s < pp_; ++s) {
     const auto kernel =
-        workload::TransformerModel::optimizer_step(stage_parameters_[s], adam, training.precision, update_dtype,
+        workload::optimizer_step(stage_parameters_[s], adam, training.precision, update_dtype,
                                                    scenario_.optimizer_passes());
     optimizer_s_[s] = cost_model_.cost(kernel).time_s;
     if (optimizer_s_[s] > optimizer_s_[slowest]) slowest = s;
   }
   step_.optimizer_s = optimizer_s_[slowest];
   step_.price(cost_model_,
-              {workload::TransformerModel::optimizer_step(stage_parameters_[slowest], adam, training.precision,
+              {workload::optimizer_step(stage_parameters_[slowest], adam, training.precision,
                                                           update_dtype, scenario_.optimizer_passes())},
               "optimizer", 1);
 }
@@ -269,7 +270,7 @@ void StepPlanner::price_mixed_kind() {
   mixed_optimizer_s_.assign(static_cast<std::size_t>(pp_), 0.0);
   for (int s = 0; s < pp_; ++s)
     mixed_optimizer_s_[s] = mixed_stack_
-                                ->cost(workload::TransformerModel::optimizer_step(
+                                ->cost(workload::optimizer_step(
                                     stage_parameters_[s], training.optimizer == config::Optimizer::Adam,
                                     training.precision, update_dtype, scenario_.optimizer_passes()))
                                 .time_s;

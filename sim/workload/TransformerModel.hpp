@@ -25,16 +25,6 @@ struct TensorSharding {
   bool sequence_parallel = false;  // norms, dropouts and residual adds work on s/t of the sequence
 };
 
-/// Bytes and FLOPs per parameter of one optimizer step (docs/compute-model.md, "Optimizer").
-struct OptimizerTraffic {
-  double bytes_per_parameter = 0;
-  double flops_per_parameter = 0;
-};
-/// Megatron-LM's optimizer step: gradient norm and the update on fp32 state, plus with 16-bit
-/// training the fp32 copies of the gradients and weights (and, with fp16, the unscale pass).
-/// `passes` drops the copies (or the unscale) a framework does not run (config::OptimizerPasses).
-OptimizerTraffic optimizer_traffic(bool adam, DType precision, config::OptimizerPasses passes = {});
-
 /// Bytes moved per logit by Megatron's fp32 softmax cross-entropy, forward and backward, for
 /// logits of `element_bytes` bytes.
 double cross_entropy_forward_bytes_per_logit(double element_bytes);
@@ -89,12 +79,6 @@ public:
   /// final_norm_forward() + logits_forward(), and logits_backward() + final_norm_backward().
   [[nodiscard]] std::vector<kernels::Kernel> head_forward() const;
   [[nodiscard]] std::vector<kernels::Kernel> head_backward() const;
-
-  /// One optimizer step over `parameters` parameters trained in `precision`, as one memory-bound
-  /// kernel with the traffic of optimizer_traffic(); priced at `arithmetic`'s peak (fp32 where the
-  /// accelerator has it; the step stays memory-bound either way).
-  [[nodiscard]] static kernels::Kernel optimizer_step(double parameters, bool adam, DType precision,
-                                                      DType arithmetic, config::OptimizerPasses passes = {});
 
   /// Parameters of the model (not per device), docs/workloads.md: attention h(a + 2k)d + a·d·h,
   /// MLP (2 or 3)·h·f, norms, and biases when the model has them; 12h^2 + 13h for a GPT layer.

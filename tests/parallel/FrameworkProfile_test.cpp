@@ -11,6 +11,7 @@
 #include "support/PlanRun.hpp"
 #include "support/StepPlannerScenario.hpp"
 #include "support/TestPlatforms.hpp"
+#include "workload/OptimizerStep.hpp"
 #include "workload/TransformerModel.hpp"
 
 using namespace clearfog;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/SmallTransformer.hpp"
+#include "workload/OptimizerStep.hpp"
 #include "workload/TransformerModel.hpp"
 
 using namespace clearfog;
@@ -87,8 +88,8 @@ TEST_CASE("workload::TransformerModel: fp8 training runs only the weight GEMMs i
   SECTION("bf16 training has no casts; the optimizer re-casts the weights once per step") {
     for (const auto& k : layer(bf16)) CHECK(k.name.find(".cast") == std::string::npos);
     const double psi = 1e9;
-    CHECK(TransformerModel::optimizer_step(psi, true, DType::fp8, DType::fp32).bytes -
-              TransformerModel::optimizer_step(psi, true, DType::bf16, DType::fp32).bytes ==
+    CHECK(workload::optimizer_step(psi, true, DType::fp8, DType::fp32).bytes -
+              workload::optimizer_step(psi, true, DType::bf16, DType::fp32).bytes ==
           Approx(4 * psi));
   }
 }
