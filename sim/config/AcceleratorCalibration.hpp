@@ -4,6 +4,7 @@
 // bf16: "…"`); every efficiency a run uses without one is an assumption or a default, and the run
 // says so ("uncalibrated: …", docs/calibration.md). The keys that can be calibrated are declared here
 // once: the key table, the builder, the checks and the summary derive from this list.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,7 +15,8 @@ namespace clearfog::config {
 
 /// The efficiency keys of an accelerator file, in file order: gemm.efficiency, gemm.dtype_efficiency.<d>
 /// per dtype, memory.efficiency, memory.random_access_efficiency, sram.shared_bandwidth,
-/// kernel.launch_overhead.
+/// kernel.launch_overhead, gemm.fixed_overhead, attention.<kernel>.forward_share and backward_share
+/// per fused attention kernel.
 const std::vector<std::string>& calibratable_accelerator_keys();
 
 /// What a run leans on that no measurement backs.
@@ -28,6 +30,7 @@ struct UncalibratedValue {
 struct CalibrationUse {
   std::vector<DType> gemm_dtypes;  // dtypes its GEMMs run in
   bool gathers = false;            // embedding-bag gathers (memory.random_access_efficiency)
+  std::optional<AttentionKernel> attention_kernel{};  // the fused attention kernel it runs, if any
 };
 
 /// The efficiencies `use` needs from `accelerator` that are not calibrated: a GEMM dtype without its

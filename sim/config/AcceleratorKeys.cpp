@@ -34,6 +34,22 @@ KeySpec gemm_dtype_efficiency_key(DType dtype) {
                          name + "."};
 }
 
+KeySpec attention_share_key_spec(const AttentionKernelInfo& info, bool backward) {
+  const std::string name(info.name);
+  const std::string pass = backward ? "backward (dQ, dK, dV; it recomputes the scores)" : "forward";
+  return {.path = attention_share_key(info.kernel, backward),
+          .type = KeyType::Number,
+          .presence = Presence::Optional,
+          .constraint = Constraint::Fraction,
+          .description = "The share of its dtype's GEMM efficiency the " + pass + " kernel of " + name + " (" +
+                         std::string(info.description) +
+                         ") sustains on the work it does, the causal mask's hidden blocks skipped "
+                         "(docs/compute-model.md, \"Fused attention\"). Fitted by clearfog calibrate to the "
+                         "attention rows a measurement names " + name + " for (e.g. cudnn on an H200: 0.72 forward, "
+                         "0.60 backward). Absent: 0.5, conservative (a causal attention then costs what the whole "
+                         "s x s computation costs at the GEMM's efficiency), and a run that uses it says so."};
+}
+
 /// `calibrated.<key>`: the measurement an efficiency was fitted to.
 KeySpec calibrated_key(const std::string& key) {
   return {.path = "calibrated." + key,
@@ -87,11 +103,23 @@ KeyTable make_accelerator_table() {
        .presence = Presence::Defaulted,
        .default_text = "1",
        .constraint = Constraint::Fraction,
-       .description = "Fraction of memory.bandwidth that memory-bound kernels reach in place. STREAM is "
-                      "the upper bound (A100 80GB: 1.61-1.75 of 2.04 TB/s, 0.82); the shipped A100 file "
-                      "uses 0.69, measured on Megatron's attention kernels (docs/compute-model.md). "
-                      "Memory-bound kernels and the HBM traffic of GEMMs are priced at memory.bandwidth "
-                      "x memory.efficiency."},
+       .description = "Fraction of memory.bandwidth that streaming traffic reaches: large copies (what "
+                      "clearfog calibrate fits it to) and the HBM traffic of GEMMs and fused attention, priced "
+                      "at memory.bandwidth x memory.efficiency. STREAM is the upper bound (A100 80GB: 1.61-1.75 "
+                      "of 2.04 TB/s, 0.82). Where memory.in_place_efficiency is absent it prices the framework's "
+                      "memory-bound kernels too: the shipped A100 file's 0.69 was measured on Megatron's "
+                      "attention kernels in place (docs/compute-model.md)."},
+      {.path = "memory.in_place_efficiency",
+       .type = KeyType::Number,
+       .presence = Presence::Derived,
+       .default_text = "memory.efficiency",
+       .constraint = Constraint::Fraction,
+       .description = "Fraction of memory.bandwidth that the memory-bound kernels a framework runs between "
+                      "its GEMMs reach in place: elementwise ops and casts, row reductions, the loss, the "
+                      "optimizer's multi-tensor kernels. Below the copy rate: they mix dtypes, broadcast, "
+                      "reduce and run one after another (an H200 runs PyTorch's fp8 cast chains at 0.74 of its "
+                      "copy rate, 0.66 of the datasheet; docs/compute-model.md, \"Achievable memory "
+                      "bandwidth\"). Absent: memory.efficiency."},
       {.path = "memory.random_access_efficiency",
        .type = KeyType::Number,
        .presence = Presence::Derived,
@@ -193,6 +221,8 @@ KeyTable make_accelerator_table() {
   std::vector<KeySpec> per_dtype;
   for (DType d : kAllDTypes) per_dtype.push_back(gemm_dtype_efficiency_key(d));
   keys.insert(efficiency + 1, per_dtype.begin(), per_dtype.end());
+  for (const auto& info : kAttentionKernels)
+    for (const bool backward : {false, true}) keys.push_back(attention_share_key_spec(info, backward));
   for (const std::string& key : calibratable_accelerator_keys()) keys.push_back(calibrated_key(key));
   return KeyTable(DocumentKind::Accelerator,
                   "One accelerator chip: its compute units, dense peak throughput per data type, "

@@ -20,4 +20,8 @@ std::optional<TileShape> parse_tile_shape(std::string_view text) {
   return TileShape{*m, *n};
 }
 
+std::string attention_share_key(AttentionKernel kernel, bool backward) {
+  return "attention." + std::string(attention_kernel_name(kernel)) + (backward ? ".backward_share" : ".forward_share");
+}
+
 }  // namespace clearfog::config

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/AttentionKernel.hpp"
 #include "core/DType.hpp"
 
 namespace clearfog::config {
@@ -52,6 +53,8 @@ struct KernelFusions {
   bool softmax_mask = true;  // scale + causal mask + softmax in one kernel (Megatron's fused softmax)
   bool layernorm = true;     // layernorm in one kernel (apex FusedLayerNorm) rather than three passes
   bool attention = false;    // one FlashAttention-style kernel per pass (training.attention: fused)
+  /// ... and which kernel that is (training.attention_kernel; core/AttentionKernel.hpp)
+  AttentionKernel attention_kernel = AttentionKernel::Flash2;
   bool cross_entropy = false;  // the loss in the logits' dtype in one kernel instead of Megatron's fp32 passes
   // RMSNorm, the SwiGLU gate and the rotary embedding each in one kernel (Megatron's and Transformer
   // Engine's fused kernels); false: PyTorch eager ops, one kernel per op, the norm and the rotary

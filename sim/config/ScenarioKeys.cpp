@@ -14,6 +14,20 @@ using units::Dimension;
 
 namespace {
 
+std::vector<std::string> attention_kernel_names() {
+  std::vector<std::string> out;
+  for (const auto& info : kAttentionKernels) out.emplace_back(info.name);
+  return out;
+}
+
+/// "flash2 (FlashAttention-2 ...), flash3 (...), ..." for the key's description.
+std::string attention_kernel_list() {
+  std::string out;
+  for (const auto& info : kAttentionKernels)
+    out += (out.empty() ? "" : "; ") + std::string(info.name) + ", " + std::string(info.description);
+  return out;
+}
+
 /// The algorithms, and "auto", which means best.
 std::vector<std::string> algorithm_choices() {
   auto choices = names(kAllCollectiveAlgorithms, collective_algorithm_name);
@@ -167,6 +181,16 @@ KeyTable make_scenario_table() {
                           "through memory; fused: one FlashAttention-2-style kernel per pass (Dao 2022, 2023) with "
                           "no s^2 traffic and no s^2 activations (it keeps a logsumexp per row and recomputes the "
                           "scores in backward, so selective recomputation adds nothing)."},
+          {.path = "training.attention_kernel",
+           .type = KeyType::Enum,
+           .choices = attention_kernel_names(),
+           .presence = Presence::Derived,
+           .default_text = "the framework's (flash2 for torchtitan, flash1 for pytorch-fsdp, cudnn for megatron-core-2024)",
+           .description = "The fused attention kernel, where training.attention is fused: " +
+                          attention_kernel_list() +
+                          ". They differ in the share of the GEMM efficiency each sustains on a part, which the "
+                          "accelerator file gives per kernel (attention.<kernel>.forward_share; docs/compute-model.md, "
+                          "\"Fused attention\"): on an H100, FlashAttention-2 runs at about 0.62 of cuDNN's rate."},
           {.path = "training.pointwise_fusion",
            .type = KeyType::Bool,
            .presence = Presence::Derived,

@@ -13,6 +13,7 @@
 #include "config/PlatformSpec.hpp"
 #include "config/StragglerSpec.hpp"
 #include "config/WorkloadSpec.hpp"
+#include "core/AttentionKernel.hpp"
 #include "core/DType.hpp"
 
 namespace clearfog::config {
@@ -209,6 +210,7 @@ struct TrainingSpec {
   bool grad_accumulation_fusion = true;  // false: a separate gradient add per micro-batch after the first
   Recompute recompute = Recompute::None;
   Attention attention = Attention::Unfused;
+  AttentionKernel attention_kernel = AttentionKernel::Flash2;  // which fused kernel, where attention is fused
   bool batchnorm_relu_fusion = false;    // CNNs: batch norm (+ residual add) + ReLU in one kernel
   compression::Settings grad_compression;  // of the data-parallel gradient buckets (method "none": syncSGD)
 };

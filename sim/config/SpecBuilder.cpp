@@ -52,6 +52,8 @@ AcceleratorSpec build_accelerator(const ConfigDocument& document) {
   spec.memory_capacity_B = document.get_number("memory.capacity");
   spec.memory_bandwidth_Bps = document.get_number("memory.bandwidth");
   spec.memory_efficiency = document.get_number("memory.efficiency");
+  const ConfigValue* in_place = document.find("memory.in_place_efficiency");
+  spec.in_place_efficiency = in_place && !in_place->is_derived() ? in_place->as_number() : spec.memory_efficiency;
   const ConfigValue* random = document.find("memory.random_access_efficiency");
   spec.random_access_efficiency = random && !random->is_derived() ? random->as_number() : spec.memory_efficiency;
   spec.access_granularity_B = document.get_number("memory.access_granularity");
@@ -71,6 +73,14 @@ AcceleratorSpec build_accelerator(const ConfigDocument& document) {
   }
   spec.launch_overhead_s = document.get_number("kernel.launch_overhead");
   spec.gemm_fixed_s = document.get_number("gemm.fixed_overhead");
+  for (const auto& info : kAttentionKernels) {
+    const ConfigValue* forward = document.find(attention_share_key(info.kernel, false));
+    const ConfigValue* backward = document.find(attention_share_key(info.kernel, true));
+    if (!forward && !backward) continue;
+    AttentionShares& shares = spec.attention_shares[info.kernel];
+    if (forward) shares.forward = forward->as_number();
+    if (backward) shares.backward = backward->as_number();
+  }
   spec.simd_width_bits = document.get_int("simd.width");
   if (const ConfigValue* peak = document.find("power.peak")) spec.power_W = peak->as_number();
   if (const ConfigValue* idle = document.find("power.idle")) spec.idle_power_W = idle->as_number();
@@ -318,6 +328,10 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.training.attention = document.at("training.attention").is_derived()
                                ? (spec.framework.fusions.attention ? Attention::Fused : Attention::Unfused)
                                : enum_value<Attention>(document, "training.attention", parse_attention);
+  spec.training.attention_kernel =
+      document.at("training.attention_kernel").is_derived()
+          ? spec.framework.fusions.attention_kernel
+          : enum_value<AttentionKernel>(document, "training.attention_kernel", parse_attention_kernel);
   spec.training.batchnorm_relu_fusion = document.at("training.batchnorm_relu_fusion").is_derived()
                                             ? spec.framework.fusions.batchnorm_relu
                                             : document.get_bool("training.batchnorm_relu_fusion");
@@ -326,6 +340,7 @@ ScenarioSpec build_scenario(const ConfigDocument& document, std::string file) {
   spec.framework.ddp = spec.training.overlap_grad_reduce ? DdpFlavour::Torch : DdpFlavour::Local;
   spec.framework.grad_accumulation_fusion = spec.training.grad_accumulation_fusion;
   spec.framework.fusions.attention = spec.training.attention == Attention::Fused;
+  spec.framework.fusions.attention_kernel = spec.training.attention_kernel;
   spec.framework.fusions.batchnorm_relu = spec.training.batchnorm_relu_fusion;
   spec.parallelism.sequence_parallel = document.get_bool("parallelism.sequence_parallel");
   spec.parallelism.virtual_stages = document.get_int("parallelism.virtual_stages");

@@ -34,6 +34,9 @@ constexpr double kHostBoundLaunches = 2;
 // is fitted to the GEMMs the model finds compute-bound, and long enough (20 launch overheads) for the
 // fixed cost of a kernel to be under 5 % of their time. Short and L2- or HBM-bound GEMMs check it.
 constexpr double kFittedGemmLaunches = 20;
+/// Attention rows whose file names no kernel are checked as FlashAttention-2, the kernel every
+/// stack could run, and fit nothing (their class says so).
+constexpr AttentionKernel kUnnamedAttentionKernel = AttentionKernel::Flash2;
 constexpr double kHeavyIssueLaunches = 3;
 constexpr double kIssueFloorShare = 1.25;
 
@@ -162,6 +165,10 @@ std::map<std::string, Rows> classes(const config::AcceleratorSpec& a, const Kern
       name += a.sram_shared_B <= 0 || r.bytes > 2 * a.sram_shared_B ? " beyond L2"
               : r.bytes <= a.sram_shared_B / 2                   ? " inside L2"
                                                                  : " near the L2 size (not fitted)";
+    if (r.kind == MeasurementKind::Attention)
+      name += r.attention_kernel ? " " + std::string(attention_kernel_name(*r.attention_kernel))
+                                 : fmt::format(" (kernel not named: priced as {}, not fitted)",
+                                               attention_kernel_name(kUnnamedAttentionKernel));
     if (r.kind == MeasurementKind::Attention || r.kind == MeasurementKind::Launch) name += " " + r.pass;
     out[name].push_back(&r);
   }
@@ -194,7 +201,10 @@ double predicted_time_s(const config::AcceleratorSpec& a, const KernelMeasuremen
     case MeasurementKind::Copy: return model.memory_bound_time(r.bytes);
     case MeasurementKind::Gather: return gather_time_s(a, r);
     case MeasurementKind::Attention:
-      return model.estimate_attention(AttentionShape{r.batch * r.heads, r.seq, r.head_dim, r.pass == "bwd"}, r.dtype)
+      return model
+          .estimate_attention(AttentionShape{r.batch * r.heads, r.seq, r.head_dim, r.pass == "bwd", r.causal,
+                                             r.attention_kernel.value_or(kUnnamedAttentionKernel)},
+                              r.dtype)
           .time_s;
     case MeasurementKind::Launch: return a.launch_overhead_s;  // device only: eager rows show any host excess
   }
@@ -231,6 +241,7 @@ class Fitter {
             [](auto& x, double v) { x.random_access_efficiency = v; },
             select(m_, [&](auto& r) { return r.kind == MeasurementKind::Gather && a().supports(r.dtype); }), 0.001,
             1.0, "embedding-bag gathers");
+    fit_attention();
     report_residuals();
     return fit_;
   }
@@ -297,6 +308,25 @@ class Fitter {
         fit_one("gemm.dtype_efficiency." + std::string(dtype_name(d)), start.gemm_efficiency_of(d), setter(d),
                 compute_bound_rows(a(), m_, d, setter(d)), 0.01, 1.0,
                 fmt::format("compute-bound GEMMs in {}", dtype_name(d)));
+  }
+
+  /// Each named attention kernel's share of the GEMM efficiency, per pass, after the GEMM
+  /// efficiencies it multiplies (and the memory efficiency its memory-bound rows lean on).
+  void fit_attention() {
+    for (const auto& info : kAttentionKernels)
+      for (const bool backward : {false, true}) {
+        const AttentionKernel kernel = info.kernel;
+        const Setter set = [kernel, backward](config::AcceleratorSpec& x, double v) {
+          auto& shares = x.attention_shares[kernel];
+          (backward ? shares.backward : shares.forward) = v;
+        };
+        fit_one(config::attention_share_key(kernel, backward), a().attention_share(kernel, backward), set,
+                select(m_, [&](auto& r) {
+                  return r.kind == MeasurementKind::Attention && r.attention_kernel == kernel &&
+                         a().supports(r.dtype) && (r.pass == "bwd") == backward;
+                }),
+                0.05, 1.0, fmt::format("{} attention {} rows", info.name, backward ? "backward" : "forward"));
+      }
   }
 
   void report_residuals() {

@@ -5,11 +5,12 @@
 // kernels (replayed from a CUDA graph where measured, else launched eagerly), memory.efficiency on copies beyond the L2,
 // gemm.fixed_overhead on the GEMMs shorter than 20 launch overheads, the GEMM efficiency of each dtype
 // on its compute-bound GEMMs longer than that, memory.random_access_efficiency on the
-// gathers. The copies inside the L2 and the attention rows check the model; sram.shared_bandwidth is
-// not fitted (AcceleratorFit.cpp says why).
+// gathers, attention.<kernel>.forward_share and backward_share on the attention rows of each kernel a
+// measurement names (rows that name none are checks). The copies inside
+// the L2 check the model; sram.shared_bandwidth is not fitted (AcceleratorFit.cpp says why).
 // A fit minimises the mean squared log-ratio of the model's time (the same model a run prices
 // kernels with) to the measured one, by golden-section search: the model's time falls
-// monotonically as an efficiency rises. Attention rows are checks, never fitted. A call timed at
+// monotonically as an efficiency rises. A call timed at
 // the host's issue rate rather than the device's (judged against the `launch eager` row's host time,
 // AcceleratorFit.cpp says how) is reported in its own class and fitted to nothing.
 #include <string>

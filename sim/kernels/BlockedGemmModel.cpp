@@ -234,7 +234,10 @@ AttentionEstimate BlockedGemmModel::estimate_attention(const AttentionShape& sha
   out.tiles = tiling.tiles;
   out.waves = static_cast<long long>(waves);
   out.wave_efficiency = tiles / (waves * units);
-  out.tile_compute_s = tiling.tile_flops / (arithmetic.peak_ops * arithmetic.efficiency / units);
+  // Fused attention sustains a share of the GEMM's efficiency: softmax between its products, the
+  // online rescaling, and (backward) the dQ accumulation (attention.*_share, fitted per part).
+  const double share = acc.attention_share(shape.kernel, shape.backward);
+  out.tile_compute_s = tiling.tile_flops / (arithmetic.peak_ops * arithmetic.efficiency * share / units);
   out.l2_bytes = tiling.tile_bytes() * tiles;
 
   // HBM: the tiles of a wave cover consecutive blocks of few heads (block index fastest, as
@@ -344,6 +347,12 @@ double BlockedGemmModel::memory_bound_time(double bytes) const {
   return acc.launch_overhead_s + bytes / (on_chip ? acc.sram_shared_bandwidth_Bps : acc.achievable_memory_bandwidth_Bps());
 }
 
+double BlockedGemmModel::in_place_time(double bytes) const {
+  const auto& acc = accelerator_;
+  const bool on_chip = acc.sram_shared_bandwidth_Bps > 0 && bytes <= acc.sram_shared_B;
+  return bytes / (on_chip ? acc.sram_shared_bandwidth_Bps : acc.in_place_memory_bandwidth_Bps());
+}
+
 KernelCost BlockedGemmModel::cost(const Kernel& kernel) const {
   if (!accelerator_.supports(kernel.dtype))
     throw Error(fmt::format("BlockedGemmModel: accelerator '{}' has no peak for {} (kernel '{}')", accelerator_.name,
@@ -361,10 +370,13 @@ KernelCost BlockedGemmModel::cost(const Kernel& kernel) const {
     return KernelCost{e.time_s, e.bound == GemmBound::Compute ? Bound::Compute : Bound::Memory};
   }
   if (kernel.kind == KernelKind::EmbeddingBag) return embedding_bag_cost(kernel, accelerator_);
-  // Memory-bound: the bytes at the level the working set fits in; the arithmetic at the dtype's
-  // peak only matters for odd dtypes (fp32 ops on a part with a slow fp32 path).
+  // Memory-bound: the bytes at the level the working set fits in, from HBM at the rate a
+  // framework's kernels reach in place; the arithmetic at the dtype's peak only matters for odd
+  // dtypes (fp32 ops on a part with a slow fp32 path).
   const double compute_s = kernel.flops / accelerator_.peak(kernel.dtype);
-  const double memory_s = memory_bound_time(kernel.bytes) - accelerator_.launch_overhead_s;
+  const double streamed_s =
+      kernel.streaming_bytes > 0 ? memory_bound_time(kernel.streaming_bytes) - accelerator_.launch_overhead_s : 0.0;
+  const double memory_s = streamed_s + in_place_time(kernel.bytes - kernel.streaming_bytes);
   return KernelCost{accelerator_.launch_overhead_s + std::max(compute_s, memory_s),
                     compute_s > memory_s ? Bound::Compute : Bound::Memory};
 }

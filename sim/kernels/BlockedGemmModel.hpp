@@ -83,9 +83,12 @@ public:
   /// group's tiles are scheduled one after the other on the units; a wave lasts the slowest of its
   /// tiles' arithmetic, its L2 and its HBM traffic. The fastest tile of the accelerator's.
   [[nodiscard]] GemmEstimate estimate_grouped(const std::vector<GemmShape>& groups, DType dtype) const;
-  /// A memory-bound kernel: launch overhead + bytes at the bandwidth of the level its working set
-  /// fits in (chip-wide SRAM if it fits and that level is modelled, else HBM/DRAM).
+  /// A copy: launch overhead + bytes at the bandwidth of the level its working set fits in
+  /// (chip-wide SRAM if it fits and that level is modelled, else HBM/DRAM at memory.efficiency).
   [[nodiscard]] double memory_bound_time(double bytes) const;
+  /// A framework's memory-bound kernel moving `bytes`, without its launch: as a copy, but from HBM
+  /// at the rate such kernels reach in place (memory.in_place_efficiency).
+  [[nodiscard]] double in_place_time(double bytes) const;
 
   [[nodiscard]] const config::AcceleratorSpec& accelerator() const { return accelerator_; }
   /// The arithmetic of a training dtype on this accelerator; clearfog::Error if unsupported.

@@ -72,6 +72,15 @@ AttentionTiling plan_attention_tiling(const AttentionShape& shape, double elemen
     t.resident_bytes = 4 * rows * d * e;
     t.streamed_bytes = 2 * s * d * e + 2 * kStatisticBytes * s + 2 * kStatisticBytes * s * d;
   }
+  if (shape.causal) {
+    // A causal mask hides the key blocks above the diagonal: query block i (forward) works through
+    // key blocks 0..i, key block j (backward) through query blocks j..n-1. On average a tile does
+    // (n + 1) / 2n of the work and streams as much; FlashAttention-2 skips the hidden blocks.
+    const double n = static_cast<double>(t.blocks_per_head);
+    const double visible = (n + 1) / (2 * n);
+    t.tile_flops *= visible;
+    t.streamed_bytes *= visible;
+  }
   t.compulsory_bytes = attention_compulsory_bytes(shape, element_bytes);
   return t;
 }

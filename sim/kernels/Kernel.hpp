@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/AttentionKernel.hpp"
 #include "core/DType.hpp"
 #include "kernels/EmbeddingAccess.hpp"
 
@@ -38,13 +39,15 @@ private:
 };
 
 /// One fused attention pass over `batch_heads` independent heads: `seq` queries attend to `seq`
-/// keys of `head_dim` elements. All heads are attended in full (no causal block skipping, as the
-/// unfused GEMMs also compute the whole s x s matrix).
+/// keys of `head_dim` elements, all of them, or (causal) each only the keys up to its own, as the
+/// kernel that runs it (`kernel`) skips the blocks the mask hides.
 struct AttentionShape {
   long long batch_heads = 0;  // b * a (heads of this tensor-parallel rank)
   long long seq = 0;          // s
   long long head_dim = 0;     // d = h / a
   bool backward = false;      // the backward kernel (recomputes S and P, gives dQ, dK, dV)
+  bool causal = false;        // causal mask: the key blocks above the diagonal are skipped
+  AttentionKernel kernel = AttentionKernel::Flash2;  // the implementation (its share of the GEMM efficiency)
 };
 
 struct Kernel {
@@ -58,6 +61,10 @@ struct Kernel {
   double flops = 0;           // arithmetic work, FLOP (2*m*n*k*batch for a GEMM)
   double bytes = 0;           // DRAM/HBM traffic assuming no reuse across kernels, B; for fused
                               // attention the compulsory part (tensors read or written once)
+  /// Memory-bound kernels: the part of `bytes` streamed in one dtype by a multi-tensor kernel (the
+  /// optimizer's update), priced at the copy rate (memory.efficiency); the rest moves at the rate a
+  /// framework's elementwise, cast and reduction kernels reach in place (memory.in_place_efficiency).
+  double streaming_bytes = 0;
   /// The matrix-product FLOPs of the model's own math that this kernel performs, as MFU counts them
   /// (PaLM's definition): a GEMM's 2*m*n*k*batch; none for memory-bound kernels; a fused attention
   /// backward leaves out the 2*s^2*d per head it spends recomputing S = Q.K^T.

@@ -120,6 +120,24 @@ KernelMeasurement read_row(const Row& row) {
   return r;
 }
 
+/// The attention kernel a comment line names for the rows after it: "# attention kernel: NAME" (a
+/// registry name), or the line scripts/measure-accelerator.py writes before each attention shape,
+/// "# sdpa backend for ...: BACKEND (...)" (PyTorch's backend names: flash runs FlashAttention-2).
+/// `current` unchanged where the line names none; an unknown name or backend clears it.
+void read_attention_kernel(const std::string& line, std::optional<AttentionKernel>& current) {
+  constexpr std::string_view kNamed = "# attention kernel:", kSdpa = "# sdpa backend for ";
+  std::string word;
+  if (line.rfind(kNamed, 0) == 0) {
+    std::istringstream(line.substr(kNamed.size())) >> word;
+    current = parse_attention_kernel(word);
+  } else if (line.rfind(kSdpa, 0) == 0) {
+    const auto colon = line.rfind(": ");
+    if (colon == std::string::npos) return;
+    std::istringstream(line.substr(colon + 2)) >> word;
+    current = word == "flash" ? std::optional(AttentionKernel::Flash2) : parse_attention_kernel(word);
+  }
+}
+
 }  // namespace
 
 std::string_view measurement_kind_name(MeasurementKind k) {
@@ -138,6 +156,7 @@ KernelMeasurements parse_kernel_measurements(const std::string& text, const std:
   std::istringstream in(text);
   bool header = false;
   int line_no = 0;
+  std::optional<AttentionKernel> attention_kernel;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -145,6 +164,7 @@ KernelMeasurements parse_kernel_measurements(const std::string& text, const std:
     if (line.front() == '#') {
       if (line.rfind("# gpu:", 0) == 0)
         if (const auto start = line.find_first_not_of(' ', 6); start != std::string::npos) out.gpu = line.substr(start);
+      read_attention_kernel(line, attention_kernel);
       continue;
     }
     if (!header) {
@@ -161,6 +181,7 @@ KernelMeasurements parse_kernel_measurements(const std::string& text, const std:
       throw ConfigError({Diagnostic{{name, line_no, 1}, "",
                                     fmt::format("expected {} comma-separated columns, got {}", kColumns, cells.size())}});
     out.rows.push_back(read_row(Row(std::move(cells), name, line_no)));
+    if (out.rows.back().kind == MeasurementKind::Attention) out.rows.back().attention_kernel = attention_kernel;
   }
   if (!header)
     throw ConfigError({Diagnostic{{name, 0, 0}, "", "no header line: not a file of clearfog kernel measurements"}});

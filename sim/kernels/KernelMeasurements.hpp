@@ -4,9 +4,11 @@
 // measured kernel with the columns its kind uses. Parsing is strict: a row with a missing or
 // malformed value, an unknown kind or dtype, or a time that is not > 0 is a located error.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/AttentionKernel.hpp"
 #include "core/DType.hpp"
 
 namespace clearfog::kernels {
@@ -21,6 +23,8 @@ struct KernelMeasurement {
   long long m = 0, n = 0, k = 0, batch = 0;  // gemm (batch also gather, attention)
   int heads = 0, seq = 0, head_dim = 0;      // attention
   bool causal = false;                       // attention
+  /// attention: the kernel that ran it, from the '#' line before it (docs/calibration.md); none: unnamed
+  std::optional<AttentionKernel> attention_kernel{};
   std::string pass;                          // copy: copy|triad; attention: fwd|bwd; launch: eager|graph
   double bytes = 0;                          // copy: read + written; gather: gathered rows
   long long rows = 0, dim = 0, bag = 0;      // gather

@@ -70,7 +70,9 @@ nlohmann::ordered_json op_table_json(const config::ScenarioSpec& /*scenario*/, c
       row["attention"] = {{"batch_heads", pk.kernel.attention.batch_heads},
                           {"seq", pk.kernel.attention.seq},
                           {"head_dim", pk.kernel.attention.head_dim},
-                          {"backward", pk.kernel.attention.backward}};
+                          {"backward", pk.kernel.attention.backward},
+                          {"causal", pk.kernel.attention.causal},
+                          {"kernel", attention_kernel_name(pk.kernel.attention.kernel)}};
     rows.push_back(std::move(row));
   }
   return rows;

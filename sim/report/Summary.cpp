@@ -67,7 +67,9 @@ std::string header_text(const config::ScenarioSpec& s, const StepMetrics& m) {
   line("training", fmt::format("global batch {} = dp {} x micro-batch {} x {} micro-batches, {}, {}{}",
                                tr.global_batch, s.parallelism.dp, tr.micro_batch, s.micro_batches_per_replica(),
                                dtype_name(tr.precision), config::optimizer_name(tr.optimizer),
-                               tr.attention == config::Attention::Fused ? ", fused attention" : ""));
+                               tr.attention == config::Attention::Fused
+                                   ? fmt::format(", fused attention ({})", attention_kernel_name(tr.attention_kernel))
+                                   : ""));
   line("framework", s.framework.name.empty() ? std::string("(none: built in code)") : s.framework.name);
   // Efficiencies no measurement backs: where the step is most likely off (docs/calibration.md).
   const auto gaps = config::uncalibrated_values(s);

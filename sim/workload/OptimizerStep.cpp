@@ -16,6 +16,7 @@ OptimizerTraffic optimizer_traffic(bool adam, DType precision, config::Optimizer
   // 2 FLOP).
   OptimizerTraffic o;
   o.bytes_per_parameter = (adam ? 28.0 : 20.0) + kFp32Bytes;
+  o.streaming_bytes_per_parameter = o.bytes_per_parameter;
   o.flops_per_parameter = (adam ? 12.0 : 4.0) + 2;
   if (precision == DType::fp32 || precision == DType::tf32) return o;
   // Mixed precision as Megatron-LM's Float16Optimizer runs it: copy the 16-bit gradients into
@@ -28,6 +29,7 @@ OptimizerTraffic optimizer_traffic(bool adam, DType precision, config::Optimizer
   if (passes.master_copies) o.bytes_per_parameter += (passes.gradient_copy ? 2 : 1) * (kHalf + kFp32Bytes);
   if (precision == DType::fp16 && passes.fp16_unscale) {
     o.bytes_per_parameter += 2 * kFp32Bytes;
+    o.streaming_bytes_per_parameter += 2 * kFp32Bytes;
     o.flops_per_parameter += 1;
   }
   // FP8: the updated 16-bit weights are cast to fp8 once per step, row- and column-wise (Transformer
@@ -44,8 +46,13 @@ kernels::Kernel optimizer_step(double parameters, bool adam, DType precision, DT
   if (!(parameters >= 0))
     throw Error(fmt::format("optimizer_step: parameters must be >= 0, got {}", parameters));
   const OptimizerTraffic o = optimizer_traffic(adam, precision, passes);
-  return kernels::Kernel::make_memory_bound(adam ? "optimizer.adam" : "optimizer.sgd", o.bytes_per_parameter * parameters,
-                                   o.flops_per_parameter * parameters, arithmetic);
+  auto kernel = kernels::Kernel::make_memory_bound(adam ? "optimizer.adam" : "optimizer.sgd",
+                                                   o.bytes_per_parameter * parameters,
+                                                   o.flops_per_parameter * parameters, arithmetic);
+  // The update and the norm stream fp32 tensors in one dtype (multi_tensor_apply): the copy rate.
+  // The master copies cast between 16 and 32 bits: the in-place rate (docs/compute-model.md).
+  kernel.streaming_bytes = o.streaming_bytes_per_parameter * parameters;
+  return kernel;
 }
 
 }  // namespace clearfog::workload

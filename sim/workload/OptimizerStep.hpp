@@ -11,6 +11,8 @@ namespace clearfog::workload {
 /// Bytes and FLOPs per parameter of one optimizer step.
 struct OptimizerTraffic {
   double bytes_per_parameter = 0;
+  /// Of those, the bytes multi-tensor kernels stream in one dtype (update, norm, fp16 unscale)
+  double streaming_bytes_per_parameter = 0;
   double flops_per_parameter = 0;
 };
 

@@ -37,8 +37,8 @@ MlaDims mla_dims(const TransformerModel& model, int layer) {
 /// FlashAttention over q.k of qk dimensions and values of v: priced as a head dimension of
 /// (qk + v)/2, which gives the FLOPs (2s^2 qk + 2s^2 v per head) and the compulsory bytes (Q, K of
 /// qk, V, O of v elements per row) exactly.
-kernels::AttentionShape attention_shape(const MlaDims& m, bool backward) {
-  return {m.b * m.a, m.s, (m.qk() + m.v) / 2, backward};
+kernels::AttentionShape attention_shape(const MlaDims& m, bool backward, bool causal, AttentionKernel kernel) {
+  return {m.b * m.a, m.s, (m.qk() + m.v) / 2, backward, causal, kernel};
 }
 
 /// Kernels every tensor rank runs in full on replicated weights: each counts 1/t of their model
@@ -79,7 +79,7 @@ std::vector<Kernel> TransformerMla::forward() const {
   const double rotated = static_cast<double>(m.T * (m.a + 1) * m.rope);
   k.push_back(Kernel::make_memory_bound("rope", 2 * rotated * m.e, kRotaryFlops * rotated, t));
   if ((model_.attention() == config::Attention::Fused)) {
-    k.push_back(Kernel::make_fused_attention("attention", attention_shape(m, false), t));
+    k.push_back(Kernel::make_fused_attention("attention", attention_shape(m, false, model_.spec().causal, model_.fusions().attention_kernel), t));
   } else {
     const double A = d.A();
     k.push_back(Kernel::make_gemm("attn_scores", GemmShape{m.s, m.s, m.qk(), m.b * m.a}, t));
@@ -102,7 +102,7 @@ std::vector<Kernel> TransformerMla::backward() const {
   push_residual_backward(k, "1", d, w.dropout, t);
   push_linear_backward(k, model_, "proj", GemmShape{m.T, m.h, m.a * m.v, 1});
   if ((model_.attention() == config::Attention::Fused)) {
-    k.push_back(Kernel::make_fused_attention("attention.bwd", attention_shape(m, true), t));
+    k.push_back(Kernel::make_fused_attention("attention.bwd", attention_shape(m, true, model_.spec().causal, model_.fusions().attention_kernel), t));
   } else {
     const double A = d.A();
     k.push_back(Kernel::make_gemm("attn_v.dprobs", GemmShape{m.s, m.s, m.v, m.b * m.a}, t));

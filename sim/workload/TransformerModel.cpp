@@ -86,7 +86,7 @@ std::vector<Kernel> TransformerModel::attention_forward(int layer) const {
   if (w.position == PositionKind::Rotary) push_rotary(k, "rope", d, true);
   if (fused_attention()) {
     // scores, softmax, dropout (mask regenerated from the RNG state) and P.V in one kernel
-    k.push_back(Kernel::make_fused_attention("attention", kernels::AttentionShape{d.b * d.a, d.s, d.d, false}, t));
+    k.push_back(Kernel::make_fused_attention("attention", kernels::AttentionShape{d.b * d.a, d.s, d.d, false, spec_.causal, fusions_.attention_kernel}, t));
   } else {
     k.push_back(Kernel::make_gemm("attn_scores", GemmShape{d.s, d.s, d.d, d.b * d.a}, t));
     // (ALiBi bias +) scale + causal mask + softmax: read the scores, write the probabilities
@@ -148,7 +148,7 @@ std::vector<Kernel> TransformerModel::attention_backward(int layer) const {
   push_linear_backward(k, *this, "proj", GemmShape{d.tokens(), d.h, d.a * d.d, 1});
   if (fused_attention()) {
     // recomputes S and P from Q, K and the saved logsumexp, then dV, dP, dS, dQ, dK in one kernel
-    k.push_back(Kernel::make_fused_attention("attention.bwd", kernels::AttentionShape{d.b * d.a, d.s, d.d, true}, t));
+    k.push_back(Kernel::make_fused_attention("attention.bwd", kernels::AttentionShape{d.b * d.a, d.s, d.d, true, spec_.causal, fusions_.attention_kernel}, t));
   } else {
     // O = P . V per head: dP = dO . V^T (s, s, d) and dV = P^T . dO (s, d, s)
     k.push_back(Kernel::make_gemm("attn_v.dprobs", GemmShape{d.s, d.s, d.d, d.b * d.a}, t));

@@ -19,9 +19,11 @@ TEST_CASE("cli calibrate: fits, reports and writes a loadable accelerator file",
                                "/platforms/accelerators/h100-sxm5.yaml --out " + out.string());
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.output, Catch::Contains("gemm.dtype_efficiency.bf16") && Catch::Contains("memory.efficiency") &&
-                           Catch::Contains("kernel.launch_overhead") && Catch::Contains("attention fwd"));
+                           Catch::Contains("kernel.launch_overhead") && Catch::Contains("attention cudnn fwd"));
   const auto fitted = config::load_accelerator(out);
   CHECK(fitted.calibrated.count("gemm.dtype_efficiency.bf16") == 1);
+  // The attention row names its kernel: that kernel's forward share is fitted and written.
+  CHECK(fitted.calibrated.count("attention.cudnn.forward_share") == 1);
   for (const auto& row : kernels::read_kernel_measurements(csv).rows)
     if (row.kind == kernels::MeasurementKind::Gemm)
       CHECK(kernels::predicted_time_s(fitted, row) == Approx(row.time_s).epsilon(0.05));

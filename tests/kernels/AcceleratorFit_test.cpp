@@ -31,6 +31,7 @@ config::AcceleratorSpec truth() {
 
   a.launch_overhead_s = 3e-6;
   a.random_access_efficiency = 0.2;
+  a.attention_shares[AttentionKernel::Cudnn].forward = 0.66;
   return a;
 }
 
@@ -72,8 +73,12 @@ std::string synthetic_csv() {
   csv += row(g);
   KernelMeasurement at;
   at.kind = MeasurementKind::Attention, at.dtype = DType::bf16, at.batch = 4, at.heads = 32, at.seq = 2048,
-  at.head_dim = 128, at.pass = "fwd";
-  csv += row(at);
+  at.head_dim = 128, at.pass = "fwd", at.causal = true, at.attention_kernel = AttentionKernel::Cudnn;
+  // The line scripts/measure-accelerator.py writes before each attention shape names the kernel.
+  csv += "# sdpa backend for attention bf16 batch=4 heads=32 seq=2048 head_dim=128 causal=1: cudnn (X)\n" + row(at);
+  // A row after a line naming no known kernel is a check, priced as FlashAttention-2, never fitted.
+  at.attention_kernel.reset();
+  csv += "# attention kernel: unknown-kernel\n" + row(at);
   return csv;
 }
 
@@ -82,7 +87,9 @@ std::string synthetic_csv() {
 TEST_CASE("kernels::fit_accelerator recovers the efficiencies the measurements were made with", "[kernels]") {
   const auto measurements = kernels::parse_kernel_measurements(synthetic_csv(), "synthetic.csv");
   CHECK(measurements.gpu == "synthetic H100");
-  CHECK(measurements.rows.size() == 16);
+  CHECK(measurements.rows.size() == 17);
+  CHECK(measurements.rows[15].attention_kernel == AttentionKernel::Cudnn);
+  CHECK_FALSE(measurements.rows[16].attention_kernel.has_value());
   const auto fit = kernels::fit_accelerator(shipped_h100(), measurements);
   const auto t = truth();
   CHECK(fit.fitted.launch_overhead_s == Approx(t.launch_overhead_s));
@@ -92,6 +99,10 @@ TEST_CASE("kernels::fit_accelerator recovers the efficiencies the measurements w
   CHECK(fit.fitted.gemm_efficiency_of(DType::bf16) == Approx(0.81).epsilon(1e-4));
   CHECK(fit.fitted.gemm_efficiency_of(DType::fp8) == Approx(0.66).epsilon(1e-4));
   CHECK(fit.fitted.random_access_efficiency == Approx(t.random_access_efficiency).epsilon(1e-3));
+  CHECK(fit.fitted.attention_share(AttentionKernel::Cudnn, false) == Approx(0.66).epsilon(1e-3));
+  // No backward row: that share keeps the file's value; nor is FlashAttention-2 fitted to the unnamed row.
+  CHECK(fit.fitted.attention_share(AttentionKernel::Cudnn, true) == shipped_h100().attention_share(AttentionKernel::Cudnn, true));
+  CHECK(fit.fitted.attention_share(AttentionKernel::Flash2, false) == shipped_h100().attention_share(AttentionKernel::Flash2, false));
   // The attention row was made by the same model: after the fit the model reproduces every class,
   // but the eager launches, whose host cost (6 us against the device's 3 us) no model term holds.
   for (const auto& r : fit.residuals) {
@@ -101,7 +112,7 @@ TEST_CASE("kernels::fit_accelerator recovers the efficiencies the measurements w
     else
       CHECK(std::abs(r.mean_error_after) < 1e-3);
   }
-  CHECK(fit.values.size() == 6);
+  CHECK(fit.values.size() == 7);
 }
 
 TEST_CASE("kernels::read_kernel_measurements: malformed files are located errors", "[kernels]") {
@@ -200,7 +211,7 @@ TEST_CASE("kernels::fit_accelerator: the shipped H200 file is what clearfog cali
   const std::filesystem::path root(CLEARFOG_SOURCE_DIR);
   const auto shipped = config::load_accelerator(root / "platforms/accelerators/h200-sxm.yaml");
   const auto fit = kernels::fit_accelerator(shipped, kernels::read_kernel_measurements(root / "platforms/calibration/h200-sxm.csv"));
-  REQUIRE(fit.values.size() == 10);
+  REQUIRE(fit.values.size() == 12);
   for (const auto& v : fit.values) {
     INFO(v.key);
     CHECK(v.status == kernels::FitStatus::Fitted);

@@ -6,12 +6,15 @@ namespace clearfog::config::frameworks {
 FrameworkProfile megatron_core_2024() {
   FrameworkProfile p;
   p.name = "megatron-core-2024";
-  p.description = "Megatron-core 2024: fused (flash) attention, asynchronous pipeline exchanges on their own "
+  p.description = "Megatron-core 2024: fused attention (cuDNN, through Transformer Engine), asynchronous pipeline exchanges on their own "
                   "stream, gradient reduction overlapped with the backward";
   p.source = "NVIDIA/Megatron-LM megatron/core (pipeline_parallel/p2p_communication.py, "
              "distributed/distributed_data_parallel.py: --overlap-grad-reduce), Transformer Engine DotProductAttention";
   p.fusions = KernelFusions{.bias_gelu = true, .softmax_mask = true, .layernorm = true, .attention = true,
                             .cross_entropy = false};
+  // Transformer Engine's DotProductAttention runs its FusedAttention backend, cuDNN's fused flash
+  // attention, on Hopper and Blackwell (NeMo's containers enable it; ASSUMED for every part).
+  p.fusions.attention_kernel = AttentionKernel::Cudnn;
   p.p2p = P2pMode::Async;  // the pipeline group's own NCCL communicator, no synchronize
   p.ddp = DdpFlavour::Torch;
   p.grad_accumulation_fusion = true;

@@ -15,6 +15,10 @@ FrameworkProfile torchtitan() {
              "config mixed_precision_param bfloat16, mixed_precision_reduce float32; FSDP2 MixedPrecisionPolicy";
   p.fusions = KernelFusions{.bias_gelu = true, .softmax_mask = true, .layernorm = true, .attention = true,
                             .cross_entropy = false, .pointwise = false, .projections = false};
+  // F.scaled_dot_product_attention(is_causal=True): PyTorch 2.5.1 to 2.10 run its flash backend,
+  // FlashAttention-2's kernels, on the A100 and the H100 alike (pytorch/pytorch#138522 made cuDNN
+  // opt-in; #142132 measured the 2.6 nightly's SDPA at 329 TFLOP/s on an H100 where cuDNN ran 631).
+  p.fusions.attention_kernel = AttentionKernel::Flash2;
   p.p2p = P2pMode::Async;
   p.ddp = DdpFlavour::Torch;           // each block's reduce-scatter as its backward ends
   p.grad_accumulation_fusion = false;  // autograd adds into .grad

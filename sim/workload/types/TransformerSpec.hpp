@@ -79,6 +79,7 @@ struct TransformerSpec : config::WorkloadParams {
   bool tie_embeddings = true;  // the logits layer reuses the token embedding
   bool bias = true;            // linear layers (and LayerNorm) carry biases
   bool dropout = true;         // attention and hidden dropout (Megatron's GPT: 0.1 each)
+  bool causal = true;          // tokens attend to earlier tokens only (decoders); false: to all (BERT)
   std::vector<LayerOverride> overrides;
   // Mixture of Experts (docs/moe.md): layers from `first_dense_layers` on replace the MLP with
   // `experts` routed experts (each a `mlp`-kind MLP of `expert_ffn_hidden`), top_k of which each

@@ -149,6 +149,11 @@ std::vector<KeySpec> TransformerType::keys() const {
        .description = "Linear layers and layernorms have biases (false for Llama and MPT)."},
       {.path = "dropout", .type = KeyType::Bool, .presence = Presence::Defaulted, .default_text = "true",
        .description = "Attention and hidden dropout (masks kept for backward); false for Llama-style training."},
+      {.path = "causal", .type = KeyType::Bool, .presence = Presence::Defaulted, .default_text = "true",
+       .description = "Each token attends to the tokens before it only (decoder language models): a fused "
+                      "attention kernel skips the key blocks the causal mask hides entirely, about half its "
+                      "work (docs/compute-model.md). false: every token attends to every other (BERT's "
+                      "encoder)."},
       {.path = "kv_lora_rank", .type = KeyType::Integer, .presence = Presence::Defaulted, .default_text = "0",
        .constraint = Constraint::NonNegative, .counts = "elements",
        .description = "Multi-head latent attention (DeepSeek-V2/V3, docs/moe.md): keys and values through a "
@@ -229,6 +234,7 @@ std::shared_ptr<const config::WorkloadParams> TransformerType::build(const Confi
   spec->tie_embeddings = doc.get_bool("tie_embeddings");
   spec->bias = doc.get_bool("bias");
   spec->dropout = doc.get_bool("dropout");
+  spec->causal = doc.get_bool("causal");
   spec->kv_lora_rank = static_cast<int>(doc.get_int("kv_lora_rank"));
   if (spec->kv_lora_rank > 0) {
     spec->q_lora_rank = static_cast<int>(doc.get_int("q_lora_rank"));
