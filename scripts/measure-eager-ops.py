@@ -17,7 +17,11 @@ CUDA events around back-to-back calls, calls under 50 us replayed from a CUDA gr
 (scripts/measure-accelerator.py's timing, imported from it). --dry-run lists the rows without
 PyTorch. About 30 s on an H200.
 
-The CSV "clearfog eager-op measurements v1": op,dtype,shape,bytes,time_s,rate_Bps under '#' lines.
+The output is "clearfog kernel measurements v1" (docs/calibration.md), the format
+scripts/measure-accelerator.py writes, so that `clearfog calibrate` reads it: the plain copy is a
+`copy` row (memory.efficiency), every other operator an `elementwise` row named in the `pass`
+column (memory.in_place_efficiency, fitted to the rows beyond the L2). A comment line before each
+row gives the operator's dtype and shape.
 """
 import argparse
 import datetime
@@ -26,8 +30,7 @@ import sys
 
 from script_import import load
 
-FORMAT_LINE = "# clearfog eager-op measurements v1"
-COLUMNS = ["op", "dtype", "shape", "bytes", "time_s", "rate_Bps"]
+FORMAT_LINE = "# clearfog kernel measurements v1"
 TOKENS, HIDDEN, VOCAB, FFN = 16384, 4096, 32000, 11008
 
 
@@ -93,13 +96,22 @@ def header(bench):
     torch, p = bench.torch, bench.props
     return "\n".join([
         FORMAT_LINE,
-        f"# gpu: {p.name}, {p.multi_processor_count} SMs, {p.total_memory / 2**30:.1f} GiB",
-        f"# torch: {torch.__version__}; cuda: {torch.version.cuda}",
+        f"# gpu: {p.name}",
+        f"# torch: {torch.__version__}",
+        f"# cuda: {torch.version.cuda}",
         f"# date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}",
         f"# command: {' '.join(shlex.quote(a) for a in sys.argv)}",
-        "# bytes: each input read once and the output written once (the least the operator must move);"
-        " rate_Bps = bytes / time_s",
-        ",".join(COLUMNS)]) + "\n"
+        f"# device: {p.multi_processor_count} SMs, {p.total_memory / 2**30:.1f} GiB",
+        "# bytes: each input read once and the output written once (the least the operator must move)",
+        ",".join(accelerator.COLUMNS)]) + "\n"
+
+
+def row(name, nbytes, t):
+    """One kernel-measurement row: the copy as a `copy` row, the rest as `elementwise`."""
+    cells = [""] * len(accelerator.COLUMNS)
+    cells[0], cells[10], cells[11], cells[16] = ("copy" if name == "copy" else "elementwise"), \
+        ("copy" if name == "copy" else name), str(nbytes), f"{t:.9g}"
+    return ",".join(cells) + "\n"
 
 
 def main(argv=None):
@@ -124,7 +136,7 @@ def main(argv=None):
         except Exception as error:  # noqa: BLE001 -- one failure must not lose the rest
             out.write(f"# failed {name}: {accelerator.reason(error)}\n")
             continue
-        out.write(f"{name},{dtype},{shape},{nbytes},{t:.9g},{nbytes / t:.6g}\n")
+        out.write(f"# {name}: {dtype} {shape}, {nbytes / t / 1e12:.3f} TB/s\n" + row(name, nbytes, t))
         out.flush()
         accelerator.progress(f"{name}: {t * 1e6:.1f} us, {nbytes / t / 1e12:.2f} TB/s")
     return 0

@@ -161,7 +161,7 @@ std::map<std::string, Rows> classes(const config::AcceleratorSpec& a, const Kern
     std::string name(measurement_kind_name(r.kind));
     if (r.kind == MeasurementKind::Gemm || r.kind == MeasurementKind::Gather) name += " " + std::string(dtype_name(r.dtype));
     if (r.kind == MeasurementKind::Gemm && !measures_gemm_efficiency(a, r)) name += " short or memory-bound";
-    if (r.kind == MeasurementKind::Copy)
+    if (r.kind == MeasurementKind::Copy || r.kind == MeasurementKind::Elementwise)
       name += a.sram_shared_B <= 0 || r.bytes > 2 * a.sram_shared_B ? " beyond L2"
               : r.bytes <= a.sram_shared_B / 2                   ? " inside L2"
                                                                  : " near the L2 size (not fitted)";
@@ -207,6 +207,7 @@ double predicted_time_s(const config::AcceleratorSpec& a, const KernelMeasuremen
                               r.dtype)
           .time_s;
     case MeasurementKind::Launch: return a.launch_overhead_s;  // device only: eager rows show any host excess
+    case MeasurementKind::Elementwise: return a.launch_overhead_s + model.in_place_time(r.bytes);
   }
   return -1;
 }
@@ -228,11 +229,25 @@ class Fitter {
   AcceleratorFit run() {
     fit_launch();
     const bool l2 = a().sram_shared_B > 0 && a().sram_shared_bandwidth_Bps > 0;
-    fit_one("memory.efficiency", a().memory_efficiency, [](auto& x, double v) { x.memory_efficiency = v; },
+    // A file without its own in-place value prices its operators at the copy rate: it follows the fit.
+    const bool in_place_given = std::count(a().given_efficiencies.begin(), a().given_efficiencies.end(),
+                                           std::string("memory.in_place_efficiency")) != 0;
+    fit_one("memory.efficiency", a().memory_efficiency,
+            [in_place_given](auto& x, double v) {
+              x.memory_efficiency = v;
+              if (!in_place_given) x.in_place_efficiency = v;
+            },
             select(m_, [&](auto& r) {
               return r.kind == MeasurementKind::Copy && (!l2 || r.bytes > 2 * a().sram_shared_B);
             }),
             0.01, 1.0, "copies beyond the L2");
+    // What a framework's memory-bound operators reach in place, after the copy rate (an in-place
+    // value a file does not give starts at it).
+    fit_one("memory.in_place_efficiency", a().in_place_efficiency, [](auto& x, double v) { x.in_place_efficiency = v; },
+            select(m_, [&](auto& r) {
+              return r.kind == MeasurementKind::Elementwise && (!l2 || r.bytes > 2 * a().sram_shared_B);
+            }),
+            0.01, 1.0, "elementwise operators beyond the L2");
     // sram.shared_bandwidth is not fitted to the copies inside the L2: the model feeds GEMM tiles from
     // it too, and on an H200 the copies' 7.9 TB/s would make 25 of 26 bf16 GEMMs L2-bound where they
     // run compute-bound (Hopper's tiles reach more of the L2 than a copy). The copies are a check.

@@ -3,6 +3,7 @@
 // `clearfog calibrate`, docs/calibration.md). Each efficiency is fitted on the rows that depend on
 // it, in an order where each fit only leans on those before it: the launch overhead on the empty
 // kernels (replayed from a CUDA graph where measured, else launched eagerly), memory.efficiency on copies beyond the L2,
+// memory.in_place_efficiency on the elementwise operators beyond it,
 // gemm.fixed_overhead on the GEMMs shorter than 20 launch overheads, the GEMM efficiency of each dtype
 // on its compute-bound GEMMs longer than that, memory.random_access_efficiency on the
 // gathers, attention.<kernel>.forward_share and backward_share on the attention rows of each kernel a

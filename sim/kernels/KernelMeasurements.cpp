@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -71,6 +73,15 @@ public:
     fail(c, fmt::format("expected one of {}{}, got {}", list, c == kKind ? "" : " for a " + cells_[kKind] + " row",
                         quote(cells_[c])));
   }
+  /// An operator's name: letters, digits and '_', as scripts/measure-eager-ops.py writes them.
+  [[nodiscard]] const std::string& op_name(Column c) const {
+    const std::string& s = cells_[c];
+    const bool ok = !s.empty() && std::all_of(s.begin(), s.end(), [](char ch) {
+      return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+    });
+    if (!ok) fail(c, fmt::format("expected an operator's name (letters, digits, _) for an elementwise row, got {}", quote(s)));
+    return s;
+  }
   [[nodiscard]] int line() const { return line_; }
 
 private:
@@ -88,7 +99,7 @@ DType dtype_of(const Row& row) {
 KernelMeasurement read_row(const Row& row) {
   KernelMeasurement r;
   r.line = row.line();
-  const std::string& kind = row.one_of(kKind, {"gemm", "copy", "gather", "attention", "launch"});
+  const std::string& kind = row.one_of(kKind, {"gemm", "copy", "gather", "attention", "launch", "elementwise"});
   r.time_s = row.number(kTime, true);
   if (kind == "gemm") {
     r.kind = MeasurementKind::Gemm;
@@ -111,6 +122,10 @@ KernelMeasurement read_row(const Row& row) {
     r.head_dim = static_cast<int>(row.count(kHeadDim, kMostSmall));
     r.causal = row.one_of(kCausal, {"0", "1"}) == "1";
     r.pass = row.one_of(kPass, {"fwd", "bwd"});
+  } else if (kind == "elementwise") {
+    r.kind = MeasurementKind::Elementwise;
+    r.pass = row.op_name(kPass);
+    r.bytes = row.number(kBytes, true);
   } else {
     r.kind = MeasurementKind::Launch;
     r.pass = row.one_of(kPass, {"eager", "graph"});
@@ -147,6 +162,7 @@ std::string_view measurement_kind_name(MeasurementKind k) {
     case MeasurementKind::Gather: return "gather";
     case MeasurementKind::Attention: return "attention";
     case MeasurementKind::Launch: return "launch";
+    case MeasurementKind::Elementwise: return "elementwise";
   }
   return "?";
 }

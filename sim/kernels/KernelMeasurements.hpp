@@ -13,7 +13,7 @@
 
 namespace clearfog::kernels {
 
-enum class MeasurementKind { Gemm, Copy, Gather, Attention, Launch };
+enum class MeasurementKind { Gemm, Copy, Gather, Attention, Launch, Elementwise };
 
 std::string_view measurement_kind_name(MeasurementKind k);
 
@@ -25,8 +25,9 @@ struct KernelMeasurement {
   bool causal = false;                       // attention
   /// attention: the kernel that ran it, from the '#' line before it (docs/calibration.md); none: unnamed
   std::optional<AttentionKernel> attention_kernel{};
-  std::string pass;                          // copy: copy|triad; attention: fwd|bwd; launch: eager|graph
-  double bytes = 0;                          // copy: read + written; gather: gathered rows
+  std::string pass;                          // copy: copy|triad; attention: fwd|bwd; launch: eager|graph;
+                                             // elementwise: the operator's name
+  double bytes = 0;                          // copy, elementwise: read + written; gather: gathered rows
   long long rows = 0, dim = 0, bag = 0;      // gather
   long long kernels = 0;                     // launch
   double time_s = 0;                         // device time of one kernel (median)

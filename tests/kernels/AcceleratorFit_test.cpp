@@ -28,6 +28,7 @@ config::AcceleratorSpec truth() {
   a.gemm_dtype_efficiency[DType::bf16] = 0.81;
   a.gemm_dtype_efficiency[DType::fp8] = 0.66;
   a.memory_efficiency = 0.8;
+  a.in_place_efficiency = 0.55;
 
   a.launch_overhead_s = 3e-6;
   a.random_access_efficiency = 0.2;
@@ -39,7 +40,9 @@ config::AcceleratorSpec truth() {
 std::string row(const KernelMeasurement& r) {
   const double t = kernels::predicted_time_s(truth(), r);
   REQUIRE(t > 0);
-  const std::string dtype = r.kind == MeasurementKind::Copy || r.kind == MeasurementKind::Launch ? "" : std::string(dtype_name(r.dtype));
+  const bool untyped = r.kind == MeasurementKind::Copy || r.kind == MeasurementKind::Launch ||
+                       r.kind == MeasurementKind::Elementwise;
+  const std::string dtype = untyped ? "" : std::string(dtype_name(r.dtype));
   const auto n = [](long long v) { return v > 0 ? std::to_string(v) : std::string(); };
   return fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{}\n", kernels::measurement_kind_name(r.kind),
                      dtype, n(r.m), n(r.n), n(r.k), n(r.batch), n(r.heads), n(r.seq), n(r.head_dim),
@@ -60,6 +63,12 @@ std::string synthetic_csv() {
     KernelMeasurement c;
     c.kind = MeasurementKind::Copy, c.pass = "copy", c.bytes = mib * 1024 * 1024;
     csv += row(c);
+  }
+  // scripts/measure-eager-ops.py's operators beyond the L2 (and one inside it, a check).
+  for (const auto& [op, mib] : {std::pair{"to_fp32", 384.0}, std::pair{"mean_last_dim", 256.0}, std::pair{"silu", 8.0}}) {
+    KernelMeasurement e;
+    e.kind = MeasurementKind::Elementwise, e.pass = op, e.bytes = mib * 1024 * 1024;
+    csv += row(e);
   }
   KernelMeasurement l;
   l.kind = MeasurementKind::Launch, l.pass = "graph", l.kernels = 10000;
@@ -87,13 +96,14 @@ std::string synthetic_csv() {
 TEST_CASE("kernels::fit_accelerator recovers the efficiencies the measurements were made with", "[kernels]") {
   const auto measurements = kernels::parse_kernel_measurements(synthetic_csv(), "synthetic.csv");
   CHECK(measurements.gpu == "synthetic H100");
-  CHECK(measurements.rows.size() == 17);
-  CHECK(measurements.rows[15].attention_kernel == AttentionKernel::Cudnn);
-  CHECK_FALSE(measurements.rows[16].attention_kernel.has_value());
+  CHECK(measurements.rows.size() == 20);
+  CHECK(measurements.rows[18].attention_kernel == AttentionKernel::Cudnn);
+  CHECK_FALSE(measurements.rows[19].attention_kernel.has_value());
   const auto fit = kernels::fit_accelerator(shipped_h100(), measurements);
   const auto t = truth();
   CHECK(fit.fitted.launch_overhead_s == Approx(t.launch_overhead_s));
   CHECK(fit.fitted.memory_efficiency == Approx(t.memory_efficiency).epsilon(1e-4));
+  CHECK(fit.fitted.in_place_efficiency == Approx(t.in_place_efficiency).epsilon(1e-4));
   // The L2 is not fitted (the copies inside it check it): the shipped value stays.
   CHECK(fit.fitted.sram_shared_bandwidth_Bps == shipped_h100().sram_shared_bandwidth_Bps);
   CHECK(fit.fitted.gemm_efficiency_of(DType::bf16) == Approx(0.81).epsilon(1e-4));
@@ -112,7 +122,7 @@ TEST_CASE("kernels::fit_accelerator recovers the efficiencies the measurements w
     else
       CHECK(std::abs(r.mean_error_after) < 1e-3);
   }
-  CHECK(fit.values.size() == 7);
+  CHECK(fit.values.size() == 8);
 }
 
 TEST_CASE("kernels::read_kernel_measurements: malformed files are located errors", "[kernels]") {
@@ -129,7 +139,10 @@ TEST_CASE("kernels::read_kernel_measurements: malformed files are located errors
   CHECK_THAT(error_of(header + "gemm,bf16,1,1,1,1,,,,,,,,,,,0,\n"),
              Catch::Contains("m.csv:3") && Catch::Contains("time_s") && Catch::Contains("> 0"));
   CHECK_THAT(error_of(header + "conv,bf16,1,1,1,1,,,,,,,,,,,1e-3,\n"),
-             Catch::Contains("kind: expected one of gemm, copy, gather, attention, launch, got \"conv\""));
+             Catch::Contains("kind: expected one of gemm, copy, gather, attention, launch, elementwise, got \"conv\""));
+  CHECK_THAT(error_of(header + "elementwise,,,,,,,,,,to fp32,1024,,,,,1e-3,\n"),
+             Catch::Contains("m.csv:3:22: pass") && Catch::Contains("expected an operator's name"));
+  CHECK_THAT(error_of(header + "elementwise,,,,,,,,,,to_fp32,,,,,,1e-3,\n"), Catch::Contains("bytes: expected a number > 0"));
   CHECK_THAT(error_of(header + "launch,,,,,,,,,,Graph,,,,,10,1e-6,1e-6\n"),
              Catch::Contains("expected one of eager, graph for a launch row, got \"Graph\""));
   CHECK_THAT(error_of(header + "attention,bf16,,,,1,4294967424,128,128,1,fwd,,,,,,1e-3,\n"),
@@ -167,6 +180,12 @@ TEST_CASE("kernels::fit_accelerator fits no call timed at the host's issue rate"
     else
       csv += fmt::format("gemm,bf16,{0},{0},{0},1,,,,,,,,,,,1e-05,\n", s);
   }
+  // scripts/measure-eager-ops.py's operators beyond the L2 (and one inside it, a check).
+  for (const auto& [op, mib] : {std::pair{"to_fp32", 384.0}, std::pair{"mean_last_dim", 256.0}, std::pair{"silu", 8.0}}) {
+    KernelMeasurement e;
+    e.kind = MeasurementKind::Elementwise, e.pass = op, e.bytes = mib * 1024 * 1024;
+    csv += row(e);
+  }
   KernelMeasurement l;
   l.kind = MeasurementKind::Launch, l.pass = "graph", l.kernels = 10000;
   csv += row(l);
@@ -189,6 +208,12 @@ TEST_CASE("kernels::fit_accelerator fits the short calls a CUDA graph timed", "[
     KernelMeasurement g;
     g.kind = MeasurementKind::Gemm, g.dtype = DType::bf16, g.m = s, g.n = s, g.k = s, g.batch = 1;
     csv += row(g);
+  }
+  // scripts/measure-eager-ops.py's operators beyond the L2 (and one inside it, a check).
+  for (const auto& [op, mib] : {std::pair{"to_fp32", 384.0}, std::pair{"mean_last_dim", 256.0}, std::pair{"silu", 8.0}}) {
+    KernelMeasurement e;
+    e.kind = MeasurementKind::Elementwise, e.pass = op, e.bytes = mib * 1024 * 1024;
+    csv += row(e);
   }
   KernelMeasurement l;
   l.kind = MeasurementKind::Launch, l.pass = "graph", l.kernels = 10000;
