@@ -63,7 +63,7 @@ TEST_CASE("config::uncalibrated_values: the shipped GPUs' measured values are ca
   // A100 80GB: every efficiency of a bf16 transformer or a DLRM is backed by a measurement.
   CHECK(config::uncalibrated_values(shipped("a100-sxm4-80gb.yaml"), CalibrationUse{{DType::bf16}, true}).empty());
   // H100: GEMMs in bf16 and fp8 and the launch are (measured on an H200, the same die); the memory
-  // fraction (A100's in-place ratio copied) and the L2 are not yet.
+  // fractions and the L2 are not yet.
   const auto h100 = config::uncalibrated_values(shipped("h100-sxm5.yaml"), CalibrationUse{{DType::bf16, DType::fp8}, false});
   CHECK(!flags(h100, "gemm.dtype_efficiency.bf16"));
   CHECK(!flags(h100, "gemm.dtype_efficiency.fp8"));
@@ -71,10 +71,12 @@ TEST_CASE("config::uncalibrated_values: the shipped GPUs' measured values are ca
   CHECK(flags(h100, "sram.shared_bandwidth"));
   CHECK(!flags(h100, "kernel.launch_overhead"));
   CHECK(!flags(h100, "gemm.fixed_overhead"));
-  // V100: nothing measured; every value a run uses says so.
+  CHECK(flags(h100, "memory.in_place_efficiency"));  // the H200's ratio to the copy rate, carried over
+  // V100: GEMMs (DeepBench), copies and L2 measured; what was carried over from the A100 says so.
   const auto v100 = config::uncalibrated_values(shipped("v100-sxm2.yaml"), CalibrationUse{{DType::fp16}, true});
-  for (const char* key : {"gemm.dtype_efficiency.fp16", "memory.efficiency", "memory.random_access_efficiency",
-                          "kernel.launch_overhead"})
+  for (const char* key : {"gemm.dtype_efficiency.fp16", "memory.efficiency", "sram.shared_bandwidth"})
+    CHECK(!flags(v100, key));
+  for (const char* key : {"memory.in_place_efficiency", "memory.random_access_efficiency", "kernel.launch_overhead"})
     CHECK(flags(v100, key));
 }
 

@@ -226,7 +226,7 @@ TEST_CASE("kernels::FusedAttention: FlashAttention v1 and 2 on an A100, against 
                                                            {4096, true, 76, 0.08}, {8192, true, 80, 0.12}}}})
     for (const Published& p : k.rows) {
       const long long heads = (16384 / p.s) * 16;
-      const double flops = 3.5 * 4.0 * static_cast<double>(p.s) * static_cast<double>(p.s) * 128 * heads * 0.5;
+      const double flops = 3.5 * 4.0 * static_cast<double>(p.s) * static_cast<double>(p.s) * 128 * static_cast<double>(heads) * 0.5;
       const double time_s =
           model.estimate_attention(AttentionShape{heads, p.s, 128, false, p.causal, k.kernel}, DType::bf16).time_s +
           model.estimate_attention(AttentionShape{heads, p.s, 128, true, p.causal, k.kernel}, DType::bf16).time_s;
