@@ -70,6 +70,19 @@ TEST_CASE("collectives::Ring: broadcast and reduce are a chain through every mem
   }
 }
 
+TEST_CASE("collectives::Ring: all_reduce simulated message by message takes 2(p-1)·α + 2(p-1)/p·n·β to 0.1 %",
+          "[collectives][simulation]") {
+  // Patarasuk & Yuan 2009 (formulas.md): p-1 reduce-scatter and p-1 all-gather steps of n/p bytes,
+  // each a simulated message from a rank to its ring successor across the switch (α = two links).
+  for (int p : {2, 3, 4, 8})
+    for (double n : {1e6, 64e6, 1e9}) {
+      const double expected_s = 2.0 * (p - 1) * test::kAlpha_s + 2.0 * (p - 1) / p * n * test::kBeta_sPerB;
+      INFO("p = " << p << ", n = " << n << " B");
+      CHECK(test::simulated_s(test::ideal_switch(p), test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring,
+                                                                        p, n)) == Approx(expected_s).epsilon(1e-3));
+    }
+}
+
 TEST_CASE("collectives::Ring: reduce_scatter and all_gather take (p-1)·α + (p-1)/p·n·β",
           "[collectives][simulation]") {
   for (auto op : {CollectiveOp::ReduceScatter, CollectiveOp::AllGather})
