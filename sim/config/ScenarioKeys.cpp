@@ -14,20 +14,6 @@ using units::Dimension;
 
 namespace {
 
-std::vector<std::string> attention_kernel_names() {
-  std::vector<std::string> out;
-  for (const auto& info : kAttentionKernels) out.emplace_back(info.name);
-  return out;
-}
-
-/// "flash2 (FlashAttention-2 ...), flash3 (...), ..." for the key's description.
-std::string attention_kernel_list() {
-  std::string out;
-  for (const auto& info : kAttentionKernels)
-    out += (out.empty() ? "" : "; ") + std::string(info.name) + ", " + std::string(info.description);
-  return out;
-}
-
 /// The algorithms, and "auto", which means best.
 std::vector<std::string> algorithm_choices() {
   auto choices = names(kAllCollectiveAlgorithms, collective_algorithm_name);

@@ -6,7 +6,9 @@
 // stack's choice is its framework profile's `attention_kernel`, or training.attention_kernel.
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace clearfog {
 
@@ -42,6 +44,21 @@ constexpr std::optional<AttentionKernel> parse_attention_kernel(std::string_view
   for (const auto& info : kAttentionKernels)
     if (info.name == name) return info.kernel;
   return std::nullopt;
+}
+
+/// Every kernel's name, in registry order (training.attention_kernel's choices).
+inline std::vector<std::string> attention_kernel_names() {
+  std::vector<std::string> out;
+  for (const auto& info : kAttentionKernels) out.emplace_back(info.name);
+  return out;
+}
+
+/// "flash1, FlashAttention (...); flash2, ..." for the key's description.
+inline std::string attention_kernel_list() {
+  std::string out;
+  for (const auto& info : kAttentionKernels)
+    out += (out.empty() ? "" : "; ") + std::string(info.name) + ", " + std::string(info.description);
+  return out;
 }
 
 }  // namespace clearfog

@@ -341,16 +341,18 @@ GemmEstimate BlockedGemmModel::estimate_grouped(const std::vector<GemmShape>& gr
   return best;
 }
 
-double BlockedGemmModel::memory_bound_time(double bytes) const {
+double BlockedGemmModel::traffic_time(double bytes, double hbm_Bps) const {
   const auto& acc = accelerator_;
   const bool on_chip = acc.sram_shared_bandwidth_Bps > 0 && bytes <= acc.sram_shared_B;
-  return acc.launch_overhead_s + bytes / (on_chip ? acc.sram_shared_bandwidth_Bps : acc.achievable_memory_bandwidth_Bps());
+  return bytes / (on_chip ? acc.sram_shared_bandwidth_Bps : hbm_Bps);
+}
+
+double BlockedGemmModel::memory_bound_time(double bytes) const {
+  return accelerator_.launch_overhead_s + traffic_time(bytes, accelerator_.achievable_memory_bandwidth_Bps());
 }
 
 double BlockedGemmModel::in_place_time(double bytes) const {
-  const auto& acc = accelerator_;
-  const bool on_chip = acc.sram_shared_bandwidth_Bps > 0 && bytes <= acc.sram_shared_B;
-  return bytes / (on_chip ? acc.sram_shared_bandwidth_Bps : acc.in_place_memory_bandwidth_Bps());
+  return traffic_time(bytes, accelerator_.in_place_memory_bandwidth_Bps());
 }
 
 KernelCost BlockedGemmModel::cost(const Kernel& kernel) const {
@@ -374,9 +376,8 @@ KernelCost BlockedGemmModel::cost(const Kernel& kernel) const {
   // framework's kernels reach in place; the arithmetic at the dtype's peak only matters for odd
   // dtypes (fp32 ops on a part with a slow fp32 path).
   const double compute_s = kernel.flops / accelerator_.peak(kernel.dtype);
-  const double streamed_s =
-      kernel.streaming_bytes > 0 ? memory_bound_time(kernel.streaming_bytes) - accelerator_.launch_overhead_s : 0.0;
-  const double memory_s = streamed_s + in_place_time(kernel.bytes - kernel.streaming_bytes);
+  const double memory_s = traffic_time(kernel.streaming_bytes, accelerator_.achievable_memory_bandwidth_Bps()) +
+                          in_place_time(kernel.bytes - kernel.streaming_bytes);
   return KernelCost{accelerator_.launch_overhead_s + std::max(compute_s, memory_s),
                     compute_s > memory_s ? Bound::Compute : Bound::Memory};
 }

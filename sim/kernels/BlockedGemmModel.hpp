@@ -95,6 +95,8 @@ public:
   [[nodiscard]] GemmArithmetic arithmetic_of(DType dtype) const;
 
 private:
+  /// `bytes` moved at the level they fit in: the L2 if modelled and large enough, else HBM at `hbm_Bps`.
+  [[nodiscard]] double traffic_time(double bytes, double hbm_Bps) const;
   [[nodiscard]] GemmEstimate fastest_tile(const GemmShape& shape, const GemmArithmetic& arithmetic) const;
 
   config::AcceleratorSpec accelerator_;

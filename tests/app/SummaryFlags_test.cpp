@@ -27,14 +27,14 @@ TEST_CASE("cli run: the summary flags the uncalibrated efficiencies a run uses",
 
   const auto v100 = run_cli("run " + kQuickstart + kOnV100, false);
   REQUIRE(v100.exit_code == 0);
-  // The V100 file's GEMMs, copies and L2 are measured (DeepBench, GPUInspector.jl, gpu-benches); its
-  // in-place fraction and launch overhead are the A100's, carried over.
+  // The V100 file's GEMMs and copies are measured (DeepBench, GPUInspector.jl); its L2 was measured
+  // on a V100 PCIe, its in-place fraction and launch overhead are the A100's, carried over.
   CHECK_THAT(v100.output, Catch::Contains("uncalibrated            NVIDIA V100 SXM2 32GB memory.in_place_efficiency: "
                                           "0.69, which no measurement backs"));
   const auto json = nlohmann::json::parse(run_cli("run " + kQuickstart + kOnV100 + " --format json", false).output);
   std::vector<std::string> keys;
   for (const auto& gap : json["simulation"]["accelerator_uncalibrated"]) keys.push_back(gap["key"]);
-  CHECK(keys == std::vector<std::string>{"memory.in_place_efficiency", "kernel.launch_overhead"});
+  CHECK(keys == std::vector<std::string>{"memory.in_place_efficiency", "sram.shared_bandwidth", "kernel.launch_overhead"});
 }
 
 TEST_CASE("cli run: a plan that fits with less than 10 % of the device free is flagged", "[cli]") {

@@ -61,15 +61,11 @@ TEST_CASE("tutorial 7: a fifth stage helps over fast links only, and the heurist
       const auto p = problem(stages, link_Bps);
       const double best = parallel::exhaustive_search(p).plan.bottleneck_s;
       INFO(link_Bps / 1e9 << " GB/s, " << stages << " stages");
-      // The heuristic lands on the optimum, but for five stages over 100 GB/s, 0.8 % off: its cuts
-      // are exact for each assignment of devices, and it missed the assignment the optimum uses.
+      // The heuristic is never better than the optimum and within 1 % of it (the tutorial's claim;
+      // at five stages over 100 GB/s it lands 0.8 % off, having kept the H100 where it was).
       const double heuristic = parallel::shisha_search(p).plan.bottleneck_s;
-      if (stages == 5 && link_Bps == 100e9) {
-        CHECK(heuristic > best * (1 + 1e-6));
-        CHECK(heuristic < best * 1.01);
-      } else {
-        CHECK(heuristic == Approx(best).epsilon(1e-12));
-      }
+      CHECK(heuristic >= best * (1 - 1e-12));
+      CHECK(heuristic <= best * 1.01);
       CHECK(best <= last * (1 + 1e-12));  // more stages never hurt the optimum
       // Over 25 GB/s the fifth stage gains nothing: the H100 stage [1,5) still sets the pace.
       if (stages == 5 && link_Bps == 25e9) CHECK(best == Approx(last).epsilon(1e-12));
