@@ -77,7 +77,7 @@ std::string factor_text(config::CollectiveOp op) {
 
 std::string algorithm_names() {
   std::string names;
-  for (auto a : config::kAllCollectiveAlgorithms)
+  for (auto a : config::collective_algorithm_choices())
     names += (names.empty() ? "" : ", ") + std::string(config::collective_algorithm_name(a));
   return names;
 }
@@ -128,7 +128,7 @@ Command add_collective_command(CLI::App& app) {
             const auto fidelity = *config::parse_fidelity(o->fidelity);
             const auto sizes = parse_sizes(o->sizes, o->factor);  // before anything is simulated
             if (o->network_share != 1 &&
-                (*op != config::CollectiveOp::AllToAll || *algo != config::CollectiveAlgorithm::Hierarchical))
+                (*op != config::CollectiveOp::AllToAll || algo->name() != "hierarchical"))
               throw option_error("--network-share", "applies to --op all_to_all with --algo hierarchical only");
             if (!(o->network_share > 0 && o->network_share <= 1))
               throw option_error("--network-share", fmt::format("must be in (0, 1], got {}", o->network_share));
@@ -140,14 +140,18 @@ Command add_collective_command(CLI::App& app) {
             auto members = driver::collective_members(cluster, ranks);  // validates --ranks
             if (*op == config::CollectiveOp::SendRecv) members.resize(std::min<std::size_t>(members.size(), 2));
 
-            if (config::is_concrete(*algo) && !driver::can_run(cluster, *op, members, *algo)) {
+            if (algo->is_concrete() && !driver::can_run(cluster, *op, members, *algo)) {
               std::string names;
               for (auto a : driver::candidate_algorithms(cluster, *op, members))
                 names += (names.empty() ? "" : ", ") + std::string(config::collective_algorithm_name(a));
-              throw option_error("--algo", fmt::format("{} cannot run {} over {} ranks of {}; allowed here: nccl, best, {}",
-                                                       o->algo, o->op, ranks, platform.name, names));
+              const auto why = collectives::supports(*op, *algo)
+                                   ? *algo->type().refusal(*op, driver::group_shape(cluster, members))
+                                   : fmt::format("it has no {}", o->op);
+              throw option_error("--algo", fmt::format("{} cannot run {} over {} ranks of {}: {}; allowed here: nccl, "
+                                                       "best, {}",
+                                                       o->algo, o->op, ranks, platform.name, why, names));
             }
-            const bool best = *algo == config::CollectiveAlgorithm::Best;
+            const bool best = algo->is_best();
             const auto table = (o->tuning || best) ? driver::cached_tuning_table(cluster, members, fidelity, {*op})
                                                    : driver::TuningTable{};
             if (o->tuning) {

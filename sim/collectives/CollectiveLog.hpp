@@ -23,7 +23,7 @@ struct CollectiveRecord {
   config::CollectiveOp op = config::CollectiveOp::AllReduce;
   int members = 0;
   double bytes = 0;              // payload, nccl-tests convention (not the protocol's wire bytes)
-  config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;
+  config::CollectiveAlgorithm algorithm;
   config::Protocol protocol = config::Protocol::Simple;
   int channels = 1;
   std::vector<OpRange> ops;      // members, then the reducing switch if any

@@ -1,5 +1,7 @@
 #include "collectives/Direct.hpp"
 
+#include "collectives/CollectiveAlgorithmType.hpp"
+
 namespace clearfog::collectives {
 
 Schedule pairwise_all_to_all_schedule(int p, double bytes) {
@@ -64,6 +66,41 @@ Schedule sendrecv_schedule(double bytes) {
   Schedule s(2);
   s.send(0, 1, bytes, 0);
   return s;
+}
+
+
+namespace {
+
+using config::CollectiveOp;
+
+class DirectAlgorithm final : public CollectiveAlgorithmType {
+public:
+  std::string_view name() const override { return "direct"; }
+  std::string_view summary() const override { return "pairwise exchange (flat trees for broadcast and reduce)"; }
+  int version() const override { return 1; }
+  bool implements(CollectiveOp /*op*/) const override { return true; }
+  Schedule schedule(const CollectiveRequest& r) const override {
+    const int p = static_cast<int>(r.ranks.size());
+    const double n = r.bytes;
+    switch (r.op) {
+      case CollectiveOp::AllReduce: return direct_all_reduce_schedule(p, n);
+      case CollectiveOp::ReduceScatter: return direct_reduce_scatter_schedule(p, n);
+      case CollectiveOp::AllGather: return direct_all_gather_schedule(p, n);
+      case CollectiveOp::AllToAll:
+        return r.matrix.empty() ? grouped_all_to_all_schedule(p, n) : grouped_all_to_all_v_schedule(wire_matrix(r));
+      case CollectiveOp::Broadcast: return direct_broadcast_schedule(p, r.root, n);
+      case CollectiveOp::Reduce: return direct_reduce_schedule(p, r.root, n);
+      case CollectiveOp::SendRecv: return sendrecv_schedule(n);
+    }
+    return sendrecv_schedule(n);
+  }
+};
+
+}  // namespace
+
+const CollectiveAlgorithmType& direct_algorithm() {
+  static const DirectAlgorithm algorithm;
+  return algorithm;
 }
 
 }  // namespace clearfog::collectives

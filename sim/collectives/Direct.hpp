@@ -28,4 +28,8 @@ Schedule direct_broadcast_schedule(int p, int root, double bytes);
 Schedule direct_reduce_schedule(int p, int root, double bytes);
 Schedule sendrecv_schedule(double bytes);
 
+class CollectiveAlgorithmType;
+/// Direct (pairwise) exchange: every operation, point-to-point ones included.
+const CollectiveAlgorithmType& direct_algorithm();
+
 }  // namespace clearfog::collectives

@@ -1,5 +1,7 @@
 #include "collectives/HalvingDoubling.hpp"
 
+#include "collectives/CollectiveAlgorithmType.hpp"
+
 #include <fmt/format.h>
 
 #include <vector>
@@ -59,6 +61,37 @@ Schedule halving_doubling_all_reduce_schedule(int p, double bytes) {
   s.then(rabenseifner.embedded(core_members, p));
   s.then(fold_out);
   return s;
+}
+
+
+namespace {
+
+class HalvingDoublingAlgorithm final : public CollectiveAlgorithmType {
+public:
+  std::string_view name() const override { return "halving-doubling"; }
+  std::string_view summary() const override { return "recursive halving-doubling (power-of-two groups)"; }
+  int version() const override { return 1; }
+  bool implements(config::CollectiveOp op) const override { return config::is_reduce_or_gather(op); }
+  /// The all-reduce folds the members beyond a power of two into its core; the halving and the
+  /// doubling alone cannot.
+  std::optional<std::string> refusal(config::CollectiveOp op, const GroupShape& g) const override {
+    if (op == config::CollectiveOp::AllReduce || is_power_of_two(g.members)) return std::nullopt;
+    return fmt::format("its {} pairs members at distances 1, 2, 4, ... and needs a power-of-two number of them, got {}",
+                       config::collective_op_name(op), g.members);
+  }
+  Schedule schedule(const CollectiveRequest& r) const override {
+    const int p = static_cast<int>(r.ranks.size());
+    if (r.op == config::CollectiveOp::AllReduce) return halving_doubling_all_reduce_schedule(p, r.bytes);
+    if (r.op == config::CollectiveOp::ReduceScatter) return halving_reduce_scatter_schedule(p, r.bytes);
+    return doubling_all_gather_schedule(p, r.bytes);
+  }
+};
+
+}  // namespace
+
+const CollectiveAlgorithmType& halving_doubling_algorithm() {
+  static const HalvingDoublingAlgorithm algorithm;
+  return algorithm;
 }
 
 }  // namespace clearfog::collectives

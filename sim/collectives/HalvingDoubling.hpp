@@ -22,4 +22,8 @@ Schedule halving_reduce_scatter_schedule(int p, double bytes);
 Schedule doubling_all_gather_schedule(int p, double bytes);
 Schedule halving_doubling_all_reduce_schedule(int p, double bytes);
 
+class CollectiveAlgorithmType;
+/// Recursive halving-doubling (Rabenseifner; Thakur et al.) for power-of-two groups.
+const CollectiveAlgorithmType& halving_doubling_algorithm();
+
 }  // namespace clearfog::collectives

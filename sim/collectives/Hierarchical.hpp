@@ -16,4 +16,8 @@ Schedule hierarchical_all_reduce_schedule(int p, int per_node, double bytes, dou
 Schedule hierarchical_reduce_scatter_schedule(int p, int per_node, double bytes, double chunk_B = 0);
 Schedule hierarchical_all_gather_schedule(int p, int per_node, double bytes, double chunk_B = 0);
 
+class CollectiveAlgorithmType;
+/// Inside nodes, then across them, then inside again (all-to-all: HierarchicalAllToAll.hpp).
+const CollectiveAlgorithmType& hierarchical_algorithm();
+
 }  // namespace clearfog::collectives

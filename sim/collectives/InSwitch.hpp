@@ -12,4 +12,8 @@ namespace clearfog::collectives {
 
 Schedule in_switch_all_reduce_schedule(int p, double bytes, double chunk_B = 0);
 
+class CollectiveAlgorithmType;
+/// NCCL's NVLS: the node's switch reduces.
+const CollectiveAlgorithmType& in_switch_algorithm();
+
 }  // namespace clearfog::collectives

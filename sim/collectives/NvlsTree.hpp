@@ -18,4 +18,8 @@ namespace clearfog::collectives {
 /// `tree_scale`: bytes on the tree per byte through the switches (their protocols' efficiencies differ).
 Schedule nvls_tree_all_reduce_schedule(int p, int per_node, double bytes, double chunk_B = 0, double tree_scale = 1);
 
+class CollectiveAlgorithmType;
+/// NCCL's NVLSTree: each node's switch reduces, a double binary tree joins the nodes.
+const CollectiveAlgorithmType& nvls_tree_algorithm();
+
 }  // namespace clearfog::collectives

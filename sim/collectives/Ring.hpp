@@ -21,4 +21,8 @@ Schedule ring_all_gather_schedule(int p, double bytes, double chunk_B = 0, bool 
 Schedule ring_broadcast_schedule(int p, int root, double bytes, double chunk_B = 0);
 Schedule ring_reduce_schedule(int p, int root, double bytes, double chunk_B = 0);
 
+class CollectiveAlgorithmType;
+/// The ring: NCCL's Ring, its channels spread over the ring family of the node's links.
+const CollectiveAlgorithmType& ring_algorithm();
+
 }  // namespace clearfog::collectives

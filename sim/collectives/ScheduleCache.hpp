@@ -16,7 +16,7 @@ namespace clearfog::collectives {
 /// Everything a collective's schedule is built from (collectives::shape_of in Collective.cpp).
 struct ScheduleShape {
   config::CollectiveOp op = config::CollectiveOp::AllReduce;
-  config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;
+  config::CollectiveAlgorithm algorithm;
   config::Fidelity fidelity = config::Fidelity::Step;
   int members = 0;
   int root = 0;

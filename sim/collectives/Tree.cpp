@@ -1,6 +1,10 @@
 #include "collectives/Tree.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "collectives/CollectiveAlgorithmType.hpp"
+#include "collectives/NcclSteps.hpp"
 
 namespace clearfog::collectives {
 namespace {
@@ -137,6 +141,66 @@ Schedule binomial_reduce_schedule(int p, int root, double bytes) {
   Schedule s(p);
   for (const Message& m : forward.messages()) s.send(m.to, m.from, m.bytes, forward.rounds() - 1 - m.round);
   return s;
+}
+
+namespace {
+
+using config::CollectiveOp;
+using config::Protocol;
+
+/// Tree chunk per channel (src/enqueue.cc computeColl): Simple halves its 512 KiB step while the
+/// tree would get too few chunks per level; LL128 the same against 1 + log2(nodes) + ppn/10 steps.
+double tree_chunk_B(Protocol p, double bytes, int channels, int depth, int nodes, double ppn) {
+  const double c = std::max(1, channels);
+  if (p == Protocol::LL) return kLLStep_B;
+  if (p == Protocol::LL128) {
+    double chunk = kLL128StepWire_B;
+    const double steps = 1 + std::floor(std::log2(std::max(1, nodes))) + 0.1 * ppn;
+    while (bytes / (c * chunk) < steps * 64 / ppn && chunk > 131072) chunk /= 2;
+    while (bytes / (c * chunk) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
+    return chunk * 15 / 16;
+  }
+  double chunk = kSimpleStep_B;
+  while (bytes / (c * chunk) < depth * 8 && chunk > 131072) chunk /= 2;
+  while (bytes / (c * chunk) < depth * 4 && chunk > 65536) chunk /= 2;
+  while (bytes / (c * chunk) < depth && chunk > 32768) chunk /= 2;
+  return chunk;
+}
+
+class TreeAlgorithm final : public CollectiveAlgorithmType {
+public:
+  std::string_view name() const override { return "tree"; }
+  std::string_view summary() const override {
+    return "NCCL's tree (chains in nodes, double binary tree across; binomial trees for broadcast and reduce)";
+  }
+  int version() const override { return 1; }
+  bool implements(CollectiveOp op) const override { return op == CollectiveOp::AllReduce || config::is_rooted(op); }
+  std::optional<NcclAlgorithm> nccl_counterpart() const override { return NcclAlgorithm::Tree; }
+  /// The all-reduce pipelines NCCL's tree chunks, each tree on half the channels; the binomial
+  /// trees move whole buffers.
+  std::optional<double> pipeline_chunk_B(CollectiveOp op, const ChunkContext& c) const override {
+    if (op != CollectiveOp::AllReduce) return 0.0;
+    const int p = c.members, m = c.ranks_per_node;
+    const int depth = tree_depth(m > 0 ? nccl_tree_parents(p, m, false) : double_binary_tree_parents(p, false));
+    const int nodes = m > 0 ? p / m : 1;
+    const double ppn = static_cast<double>(p) / nodes;
+    return std::max(1, c.channels / 2) * tree_chunk_B(c.protocol, c.bytes, c.channels, depth, nodes, ppn);
+  }
+  bool pipelined(CollectiveOp op) const override { return op == CollectiveOp::AllReduce; }
+  Schedule schedule(const CollectiveRequest& r) const override {
+    const int p = static_cast<int>(r.ranks.size());
+    if (r.op == CollectiveOp::AllReduce)
+      return tree_all_reduce_schedule(p, r.bytes, r.chunk_B, r.ranks_per_node, std::max(1, r.channels / 2));
+    if (r.op == CollectiveOp::Broadcast) return binomial_broadcast_schedule(p, r.root, r.bytes);
+    return binomial_reduce_schedule(p, r.root, r.bytes);
+  }
+};
+
+}  // namespace
+
+const CollectiveAlgorithmType& tree_algorithm() {
+  static const TreeAlgorithm tree;
+  return tree;
 }
 
 }  // namespace clearfog::collectives

@@ -38,4 +38,8 @@ Schedule tree_all_reduce_schedule(int p, double bytes, double chunk_B = 0, int p
 Schedule binomial_broadcast_schedule(int p, int root, double bytes);
 Schedule binomial_reduce_schedule(int p, int root, double bytes);
 
+class CollectiveAlgorithmType;
+/// NCCL's Tree for the all-reduce, binomial trees for broadcast and reduce.
+const CollectiveAlgorithmType& tree_algorithm();
+
 }  // namespace clearfog::collectives

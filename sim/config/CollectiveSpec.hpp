@@ -2,8 +2,14 @@
 // Which collective algorithm runs and at which fidelity: shared by scenarios (`collectives:`) and
 // `clearfog collective`.
 #include <array>
+#include <compare>
 #include <optional>
 #include <string_view>
+#include <vector>
+
+namespace clearfog::collectives {
+class CollectiveAlgorithmType;
+}
 
 namespace clearfog::config {
 
@@ -33,60 +39,55 @@ constexpr std::optional<CollectiveOp> parse_collective_op(std::string_view name)
   return std::nullopt;
 }
 
-enum class CollectiveAlgorithm {
-  Nccl,             // NCCL's own choice per operation, size and group (collectives/NcclTuner.hpp)
-  Best,             // the fastest of the simulated candidates ("auto" is accepted for it)
-  Ring,             // ring in the topology's ring order
-  Tree,             // NCCL's tree: chains inside nodes, a double binary tree across them
-  HalvingDoubling,  // recursive halving-doubling (Rabenseifner / Thakur et al.)
-  Direct,           // direct / pairwise exchange (all-to-all; flat trees for rooted ops)
-  Hierarchical,     // intra-node, then inter-node, then intra-node
-  InSwitch,         // reduction in the switch (NVLS / SHARP-like), where the platform declares it
-  NvlsTree,         // NVLS inside each node, a double binary tree across nodes (NCCL's NVLSTree)
+/// broadcast and reduce: one member is the root.
+constexpr bool is_rooted(CollectiveOp op) { return op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce; }
+
+/// all_reduce, reduce_scatter and all_gather: every member ends with the reduction or the whole.
+constexpr bool is_reduce_or_gather(CollectiveOp op) {
+  return op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
+}
+
+/// collectives.algorithm: a policy that picks an algorithm per group — nccl (NCCL's tuner,
+/// collectives/NcclTuner.hpp) or best (the fastest simulated candidate, driver/TuningTable.hpp) —
+/// or one registered algorithm (collectives/CollectiveAlgorithms.cpp, each a
+/// collectives::CollectiveAlgorithmType). A small value; it orders as the registry lists, policies
+/// first, so tables keyed by it list algorithms in docs order.
+class CollectiveAlgorithm {
+public:
+  constexpr CollectiveAlgorithm() = default;  // nccl
+  static constexpr CollectiveAlgorithm nccl() { return CollectiveAlgorithm(kNccl); }
+  static constexpr CollectiveAlgorithm best() { return CollectiveAlgorithm(kBest); }
+  /// The algorithm at `index` of collectives::collective_algorithm_types().
+  static constexpr CollectiveAlgorithm registered(int index) { return CollectiveAlgorithm(index); }
+
+  [[nodiscard]] constexpr bool is_nccl() const { return id_ == kNccl; }
+  [[nodiscard]] constexpr bool is_best() const { return id_ == kBest; }
+  /// Names one algorithm (not a policy that picks one).
+  [[nodiscard]] constexpr bool is_concrete() const { return id_ >= 0; }
+  [[nodiscard]] constexpr int index() const { return id_; }
+  /// The algorithm's type; throws clearfog::Error for a policy (CollectiveAlgorithms.cpp).
+  [[nodiscard]] const collectives::CollectiveAlgorithmType& type() const;
+  /// "nccl", "best" or the algorithm's name.
+  [[nodiscard]] std::string_view name() const;
+
+  constexpr auto operator<=>(const CollectiveAlgorithm&) const = default;
+
+private:
+  static constexpr int kNccl = -2;
+  static constexpr int kBest = -1;
+  constexpr explicit CollectiveAlgorithm(int id) : id_(id) {}
+  int id_ = kNccl;
 };
 
-inline constexpr std::array<CollectiveAlgorithm, 9> kAllCollectiveAlgorithms = {
-    CollectiveAlgorithm::Nccl,   CollectiveAlgorithm::Best,         CollectiveAlgorithm::Ring,
-    CollectiveAlgorithm::Tree,   CollectiveAlgorithm::HalvingDoubling, CollectiveAlgorithm::Direct,
-    CollectiveAlgorithm::Hierarchical, CollectiveAlgorithm::InSwitch, CollectiveAlgorithm::NvlsTree};
-
-constexpr std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
-  switch (a) {
-    case CollectiveAlgorithm::Nccl: return "nccl";
-    case CollectiveAlgorithm::Best: return "best";
-    case CollectiveAlgorithm::Ring: return "ring";
-    case CollectiveAlgorithm::Tree: return "tree";
-    case CollectiveAlgorithm::HalvingDoubling: return "halving-doubling";
-    case CollectiveAlgorithm::Direct: return "direct";
-    case CollectiveAlgorithm::Hierarchical: return "hierarchical";
-    case CollectiveAlgorithm::InSwitch: return "in-switch";
-    case CollectiveAlgorithm::NvlsTree: return "nvls-tree";
-  }
-  return "?";
-}
+inline std::string_view collective_algorithm_name(CollectiveAlgorithm a) { return a.name(); }
 
 /// The spelling "auto" (clearfog before NCCL's tuner) still means best.
 inline constexpr std::string_view kBestAlias = "auto";
 
-constexpr std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view name) {
-  if (name == kBestAlias) return CollectiveAlgorithm::Best;
-  for (CollectiveAlgorithm a : kAllCollectiveAlgorithms)
-    if (collective_algorithm_name(a) == name) return a;
-  return std::nullopt;
-}
-
-/// Whether `algorithm` can run over `members` ranks: recursive halving-doubling pairs ranks at
-/// distances 1, 2, 4, ..., so it needs a power of two. The scenario check (collectives.algorithm
-/// against parallelism.dp) asks this; driver::can_run applies the same rule to any group.
-constexpr bool algorithm_takes_members(CollectiveAlgorithm algorithm, int members) {
-  if (algorithm == CollectiveAlgorithm::HalvingDoubling) return members >= 1 && (members & (members - 1)) == 0;
-  return members >= 1;
-}
-
-/// Whether `a` names one algorithm (not a policy that picks one).
-constexpr bool is_concrete(CollectiveAlgorithm a) {
-  return a != CollectiveAlgorithm::Nccl && a != CollectiveAlgorithm::Best;
-}
+/// nccl, best (or auto), or a registered algorithm's name; nullopt for anything else.
+std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view name);
+/// The policies, then every registered algorithm, in docs order.
+std::vector<CollectiveAlgorithm> collective_algorithm_choices();
 
 /// NCCL's protocols (src/include/devcomm.h): LL sends an 8-byte flag with every 8 bytes of data,
 /// LL128 one flag word per 128-byte line (120 bytes of data), Simple plain data with a fence per step.
@@ -145,7 +146,7 @@ constexpr Fidelity resolve_fidelity(FidelityChoice choice, int devices) {
 }
 
 struct CollectivesSpec {
-  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Nccl;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::nccl();
   Fidelity fidelity = Fidelity::Step;  // resolved: never auto
   bool fidelity_auto = false;          // chosen by collectives.fidelity: auto (the summary says so)
 };

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/CheckSupport.hpp"
 #include "config/CollectiveSpec.hpp"
 #include "config/RoutingTrace.hpp"
@@ -164,58 +165,67 @@ bool flag(const ConfigDocument& doc, std::string_view path) {
   return v && v->as_bool();
 }
 
-/// The collective algorithm against what the platform offers.
+/// A group of devices the scenario forms, known by its size before the layout places it.
+struct AxisGroup {
+  std::string_view key;    // its size
+  std::string_view what;
+  std::array<CollectiveOp, 3> ops;  // what it runs (repeats fill the list)
+};
+
+constexpr std::array<AxisGroup, 3> kAxisGroups = {{
+    {"parallelism.dp", "data-parallel", {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather}},
+    {"parallelism.tp", "tensor-parallel", {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather}},
+    {"parallelism.ep", "expert-parallel", {CollectiveOp::AllToAll, CollectiveOp::AllToAll, CollectiveOp::AllToAll}},
+}};
+
+/// Why `type` cannot run any of `group`'s collectives over `shape`; nullopt where it runs one.
+std::optional<std::string> group_refusal(const collectives::CollectiveAlgorithmType& type, const AxisGroup& group,
+                                         const collectives::GroupShape& shape) {
+  std::optional<std::string> why;
+  for (CollectiveOp op : group.ops) {
+    if (!type.implements(op)) continue;
+    why = type.refusal(op, shape);
+    if (!why) return std::nullopt;
+  }
+  return why ? why : fmt::format("it has none of its operations");
+}
+
+/// The collective algorithm against the scenario's groups: an algorithm runs where its rule
+/// (CollectiveAlgorithmType::refusal, asked again of every placed group at run time) allows and
+/// leaves the rest to nccl, so one that can run on none of the groups is refused. What the layout
+/// decides (whether a group within a node's size stays in one node) is left open here.
 void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, std::vector<Diagnostic>& out) {
   const ConfigValue* algorithm = doc.find("collectives.algorithm");
   if (!algorithm) return;
-  const std::string name = platform.find("name") ? platform.at("name").as_string() : platform.file();
+  const auto choice = parse_collective_algorithm(algorithm->as_string());
+  if (!choice || !choice->is_concrete()) return;
+  const auto& type = choice->type();
   const std::int64_t nodes = platform.at("fabric.nodes").as_integer();
-  switch (*parse_collective_algorithm(algorithm->as_string())) {
-    case CollectiveAlgorithm::InSwitch:
-      // The collectives reduce in the node's switch (ClusterTopology::reduction_switch); the
-      // fabric's in-network reduction alone does not make it available.
-      if (!flag(platform, "node.in_switch_reduction"))
-        report_at(*algorithm,
-                  fmt::format("NVLS/in-switch reduction needs a switch that reduces; platform \"{}\" declares none "
-                              "(node.in_switch_reduction: false{}); allowed: any other algorithm",
-                              name, nodes > 1 && flag(platform, "fabric.in_network_reduction")
-                                        ? "; fabric.in_network_reduction alone does not reduce inside the node"
-                                        : ""),
-                  out);
-      break;
-    case CollectiveAlgorithm::HalvingDoubling:
-      if (const ConfigValue* dp = doc.find("parallelism.dp");
-          dp && !algorithm_takes_members(CollectiveAlgorithm::HalvingDoubling, static_cast<int>(dp->as_integer())))
-        report_at(*algorithm,
-                  fmt::format("halving-doubling pairs ranks at distances 1, 2, 4, ... and needs a power-of-two "
-                              "number of data-parallel ranks, got parallelism.dp {}; allowed: any other algorithm",
-                              dp->as_integer()),
-                  out);
-      break;
-    case CollectiveAlgorithm::NvlsTree:
-      if (!flag(platform, "node.in_switch_reduction") || nodes == 1)
-        report_at(*algorithm,
-                  fmt::format("nvls-tree reduces in each node's switch and joins the nodes by a tree; platform "
-                              "\"{}\" has {} (node.in_switch_reduction: {}, fabric.nodes: {}); allowed: any other "
-                              "algorithm",
-                              name, nodes == 1 ? "one node" : "no reducing switch",
-                              flag(platform, "node.in_switch_reduction") ? "true" : "false", nodes),
-                  out);
-      break;
-    case CollectiveAlgorithm::Hierarchical:
-      if (nodes == 1)
-        report_at(*algorithm,
-                  fmt::format("hierarchical collectives need several nodes; platform \"{}\" has one "
-                              "(fabric.nodes: 1); allowed: any other algorithm",
-                              name),
-                  out);
-      break;
-    case CollectiveAlgorithm::Nccl:
-    case CollectiveAlgorithm::Best:
-    case CollectiveAlgorithm::Ring:
-    case CollectiveAlgorithm::Tree:
-    case CollectiveAlgorithm::Direct: break;
+  const std::int64_t per_node = platform.at("node.devices").as_integer();
+  std::vector<std::string> reasons;
+  for (const AxisGroup& group : kAxisGroups) {
+    const ConfigValue* size = doc.find(group.key);
+    const std::int64_t members = size ? size->as_integer() : 1;
+    if (members < 2) continue;
+    collectives::GroupShape shape{.members = static_cast<int>(members),
+                                  .spans_nodes = {},
+                                  .ranks_per_node = {},
+                                  .reducing_switch = flag(platform, "node.in_switch_reduction")};
+    if (nodes == 1 || members > per_node) shape.spans_nodes = nodes > 1;
+    const auto why = group_refusal(type, group, shape);
+    if (!why) return;
+    reasons.push_back(fmt::format("the {} group ({} {}): {}", group.what, group.key, members, *why));
   }
+  if (reasons.empty()) return;
+  const std::string name = platform.find("name") ? platform.at("name").as_string() : platform.file();
+  const bool fabric_only = nodes > 1 && flag(platform, "fabric.in_network_reduction") && type.reduces_in_switch() &&
+                           !flag(platform, "node.in_switch_reduction");
+  report_at(*algorithm,
+            fmt::format("{} cannot run any of this scenario's collectives on platform \"{}\": {}{}; allowed: nccl, "
+                        "best or an algorithm that can",
+                        type.name(), name, fmt::join(reasons, "; "),
+                        fabric_only ? " (fabric.in_network_reduction alone does not reduce inside the node)" : ""),
+            out);
 }
 
 /// Whether the scenario's workload is imported from traces (type chakra): its programs come from

@@ -1,6 +1,7 @@
 // Every key of a scenario file, declared once.
 #include <fmt/format.h>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "compression/GradCompression.hpp"
 #include "config/FrameworkRegistry.hpp"
 #include "config/KeyTableParts.hpp"
@@ -16,9 +17,21 @@ namespace {
 
 /// The algorithms, and "auto", which means best.
 std::vector<std::string> algorithm_choices() {
-  auto choices = names(kAllCollectiveAlgorithms, collective_algorithm_name);
+  std::vector<std::string> choices;
+  for (CollectiveAlgorithm a : collective_algorithm_choices()) choices.emplace_back(a.name());
   choices.emplace_back(kBestAlias);
   return choices;
+}
+
+/// collectives.algorithm's reference: the policies, then each registered algorithm's summary.
+std::string algorithm_description() {
+  std::string text =
+      "Algorithm of every collective. nccl: NCCL's own choice of algorithm, protocol and channels per operation, "
+      "size and group (docs/collectives.md); best: the fastest of the simulated candidates (auto is the same)";
+  for (const auto* type : collectives::collective_algorithm_types())
+    text += fmt::format("; {}: {}", type->name(), type->summary());
+  return text + ". An algorithm that lacks an operation or cannot run on a group leaves it to nccl; one that can "
+                "run on none of the scenario's groups is refused.";
 }
 
 /// Each schedule of the registry with its one-line summary.
@@ -375,16 +388,8 @@ KeyTable make_scenario_table() {
            .type = KeyType::Enum,
            .choices = algorithm_choices(),
            .presence = Presence::Defaulted,
-           .default_text = std::string(collective_algorithm_name(CollectiveAlgorithm::Nccl)),
-           .description = "Algorithm of every collective. nccl: NCCL's own choice of algorithm, protocol "
-                          "and channels per operation, size and group (docs/collectives.md); best: the "
-                          "fastest of the simulated candidates (auto is the same); ring; tree: NCCL's tree "
-                          "(chains in nodes, double binary tree across); halving-doubling: recursive "
-                          "halving-doubling; direct: pairwise exchange; hierarchical: inside nodes, then "
-                          "across them, then inside (needs fabric.nodes > 1); in-switch: the switch "
-                          "reduces (needs node.in_switch_reduction); nvls-tree: the switch reduces in each "
-                          "node, a tree joins the nodes (needs both). An algorithm that lacks an operation "
-                          "or cannot run on a group leaves it to nccl."},
+           .default_text = std::string(collective_algorithm_name(CollectiveAlgorithm::nccl())),
+           .description = algorithm_description()},
           {.path = "collectives.fidelity",
            .type = KeyType::Enum,
            .choices = names(kAllFidelityChoices, fidelity_choice_name),

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "collectives/Collective.hpp"
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "core/Errors.hpp"
 
 namespace clearfog::driver {
@@ -33,40 +34,18 @@ double device_injection_Bps(const topology::TopologyGraph& node) {
   return sum;
 }
 
+/// The registered algorithm that is NCCL's `a` (CollNet is never offered by the tuner: not simulated).
 CollectiveAlgorithm from_nccl(NcclAlgorithm a) {
-  switch (a) {
-    case NcclAlgorithm::Tree: return CollectiveAlgorithm::Tree;
-    case NcclAlgorithm::Nvls: return CollectiveAlgorithm::InSwitch;
-    case NcclAlgorithm::NvlsTree: return CollectiveAlgorithm::NvlsTree;
-    case NcclAlgorithm::Ring:
-    case NcclAlgorithm::CollNetDirect:
-    case NcclAlgorithm::CollNetChain: break;  // CollNet: never offered by the tuner (not simulated)
-  }
-  return CollectiveAlgorithm::Ring;
+  const auto& types = collectives::collective_algorithm_types();
+  for (std::size_t i = 0; i < types.size(); ++i)
+    if (types[i]->nccl_counterpart() == a) return CollectiveAlgorithm::registered(static_cast<int>(i));
+  throw Error(fmt::format("NCCL's {} algorithm has no registered counterpart", collectives::nccl_algorithm_name(a)));
 }
 
-/// The NCCL algorithm that is `a`, if NCCL has it.
-std::optional<NcclAlgorithm> nccl_counterpart(CollectiveAlgorithm a) {
-  switch (a) {
-    case CollectiveAlgorithm::Ring: return NcclAlgorithm::Ring;
-    case CollectiveAlgorithm::Tree: return NcclAlgorithm::Tree;
-    case CollectiveAlgorithm::InSwitch: return NcclAlgorithm::Nvls;
-    case CollectiveAlgorithm::NvlsTree: return NcclAlgorithm::NvlsTree;
-    default: return std::nullopt;
-  }
-}
-
-/// NCCL's algorithm for a clearfog one; the others take the ring's protocol and channels.
-NcclAlgorithm to_nccl(CollectiveAlgorithm a) {
-  if (a == CollectiveAlgorithm::Tree) return NcclAlgorithm::Tree;
-  if (a == CollectiveAlgorithm::InSwitch) return NcclAlgorithm::Nvls;
-  if (a == CollectiveAlgorithm::NvlsTree) return NcclAlgorithm::NvlsTree;
-  return NcclAlgorithm::Ring;
-}
+/// NCCL's algorithm for a clearfog one; those NCCL lacks take the ring's protocol and channels.
+NcclAlgorithm to_nccl(CollectiveAlgorithm a) { return a.type().nccl_counterpart().value_or(NcclAlgorithm::Ring); }
 
 bool point_to_point(CollectiveOp op) { return op == CollectiveOp::AllToAll || op == CollectiveOp::SendRecv; }
-
-bool power_of_two(std::size_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
 }  // namespace
 
@@ -122,34 +101,31 @@ collectives::NcclSystem nccl_system(const topology::ClusterTopology& cluster, co
   return s;
 }
 
+collectives::GroupShape group_shape(const topology::ClusterTopology& cluster, const std::vector<int>& members) {
+  return {.members = static_cast<int>(members.size()),
+          .spans_nodes = spans_nodes(cluster, members),
+          .ranks_per_node = ranks_per_node(cluster, members),
+          .reducing_switch = cluster.reduction_switch(0).has_value()};
+}
+
 bool can_run(const topology::ClusterTopology& cluster, CollectiveOp op, const std::vector<int>& members,
              CollectiveAlgorithm algorithm) {
-  if (!config::is_concrete(algorithm) || !collectives::supports(op, algorithm)) return false;
-  switch (algorithm) {
-    case CollectiveAlgorithm::InSwitch:
-      return cluster.reduction_switch(0).has_value() && !spans_nodes(cluster, members) && members.size() >= 2;
-    case CollectiveAlgorithm::NvlsTree:
-      return cluster.reduction_switch(0).has_value() && spans_nodes(cluster, members) &&
-             ranks_per_node(cluster, members) >= 2;
-    case CollectiveAlgorithm::Hierarchical:
-      return spans_nodes(cluster, members) && ranks_per_node(cluster, members) > 0;
-    case CollectiveAlgorithm::HalvingDoubling: return power_of_two(members.size());
-    default: return true;
-  }
+  return collectives::supports(op, algorithm) && !algorithm.type().refusal(op, group_shape(cluster, members));
 }
 
 CollectivePlanChoice choose_collective(const topology::ClusterTopology& cluster, CollectiveOp op,
                                        const std::vector<int>& members, double bytes, CollectiveAlgorithm requested,
                                        std::optional<config::Protocol> protocol) {
-  if (requested == CollectiveAlgorithm::Best)
+  if (requested.is_best())
     throw Error("choose_collective: 'best' is resolved by simulating the candidates (TuningTable)");
   const collectives::NcclTuner tuner(nccl_system(cluster, members));
-  const bool explicit_algorithm = config::is_concrete(requested) && can_run(cluster, op, members, requested);
+  const bool explicit_algorithm = can_run(cluster, op, members, requested);
   collectives::NcclChoice c;
   CollectiveAlgorithm algorithm = requested;
   if (point_to_point(op)) {
     c = tuner.choose(op, bytes);
-    if (!explicit_algorithm) algorithm = CollectiveAlgorithm::Direct;
+    // NCCL's point-to-point operations are direct sends.
+    if (!explicit_algorithm) algorithm = collectives::collective_algorithm("direct");
   } else if (!explicit_algorithm) {
     c = tuner.choose(op, bytes);
     algorithm = from_nccl(c.algorithm);
@@ -168,7 +144,7 @@ CollectivePlanChoice choose_collective(const topology::ClusterTopology& cluster,
     throw Error(fmt::format("protocol {} has no figures on platform \"{}\" for this group",
                             config::protocol_name(c.protocol), cluster.platform().name));
   // NCCL's estimate of exactly what runs (the algorithm, the protocol as chosen or forced).
-  const auto nccl = nccl_counterpart(algorithm);
+  const auto nccl = algorithm.type().nccl_counterpart();
   return {algorithm, *costs, c.channels, nccl ? tuner.estimate_s(op, *nccl, c.protocol, bytes) : std::nullopt};
 }
 

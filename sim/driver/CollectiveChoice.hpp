@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/NcclTuner.hpp"
 #include "config/CollectiveSpec.hpp"
 #include "config/PlatformSpec.hpp"
@@ -15,7 +16,7 @@
 namespace clearfog::driver {
 
 struct CollectivePlanChoice {
-  config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;  // concrete
+  config::CollectiveAlgorithm algorithm;  // concrete
   config::CollectiveProtocol protocol;  // with the platform's figures for the group
   int channels = 1;
   /// NCCL's own estimate (its ncclTopoGetAlgoTime) for the algorithm and protocol that run; none where
@@ -40,9 +41,11 @@ bool spans_nodes(const topology::ClusterTopology& cluster, const std::vector<int
 /// across nodes and NCCL's trees need), else 0.
 int ranks_per_node(const topology::ClusterTopology& cluster, const std::vector<int>& members);
 
-/// Whether `algorithm` (concrete) can run `op` over `members` here: it implements the operation,
-/// in-switch needs a reducing switch and members in one node, hierarchical members on several
-/// nodes in equal runs, halving-doubling a power-of-two group.
+/// What decides whether an algorithm can run over `members` here (collectives::GroupShape).
+collectives::GroupShape group_shape(const topology::ClusterTopology& cluster, const std::vector<int>& members);
+
+/// Whether `algorithm` can run `op` over `members` here: it is concrete, implements the operation
+/// and its rule (CollectiveAlgorithmType::refusal) does not refuse the group.
 bool can_run(const topology::ClusterTopology& cluster, config::CollectiveOp op, const std::vector<int>& members,
              config::CollectiveAlgorithm algorithm);
 

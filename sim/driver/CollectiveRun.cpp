@@ -5,97 +5,26 @@
 #include <algorithm>
 #include <cmath>
 
-#include "collectives/Tree.hpp"
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "core/Errors.hpp"
 #include "engine/ForkedRun.hpp"
 
 namespace clearfog::driver {
 namespace {
 
-using config::CollectiveAlgorithm;
 using config::CollectiveOp;
 using config::Protocol;
 
-// NCCL 2.18.5, src/init.cc: buffers of 8 steps (NCCL_STEPS) per protocol: Simple 4 MiB, LL
-// 8 lines x 512 threads x 16 B (half of it flags), LL128 120 words x 640 threads x 8 B (15 of 16
-// words data). One step of payload is what a channel pipelines at a time.
-constexpr double kSimpleStep_B = 4.0 * 1024 * 1024 / 8;
-constexpr double kLLStep_B = 8.0 * 512 * 16 / 2;
-constexpr double kLL128StepWire_B = 120.0 * 640 * 8;
-constexpr double kLL128Step_B = kLL128StepWire_B * 15 / 16;
-
-/// Tree chunk per channel (src/enqueue.cc computeColl): Simple halves its 512 KiB step while the
-/// tree would get too few chunks per level; LL128 the same against 1 + log2(nodes) + ppn/10 steps.
-double tree_chunk_B(Protocol p, double bytes, int channels, int depth, int nodes, double ppn) {
-  const double c = std::max(1, channels);
-  if (p == Protocol::LL) return kLLStep_B;
-  if (p == Protocol::LL128) {
-    double chunk = kLL128StepWire_B;
-    const double steps = 1 + std::floor(std::log2(std::max(1, nodes))) + 0.1 * ppn;
-    while (bytes / (c * chunk) < steps * 64 / ppn && chunk > 131072) chunk /= 2;
-    while (bytes / (c * chunk) < steps * 16 / ppn && chunk > 32768) chunk /= 2;
-    return chunk * 15 / 16;
-  }
-  double chunk = kSimpleStep_B;
-  while (bytes / (c * chunk) < depth * 8 && chunk > 131072) chunk /= 2;
-  while (bytes / (c * chunk) < depth * 4 && chunk > 65536) chunk /= 2;
-  while (bytes / (c * chunk) < depth && chunk > 32768) chunk /= 2;
-  return chunk;
-}
-
-/// What NVLS moves per pipeline round (src/enqueue.cc computeColl): every channel a chunk per head
-/// (each member of a node), 128 KiB cut to 64, 32 and 16 KiB for smaller buffers.
-double nvls_loop_B(double bytes, int channels, int heads) {
-  const double ops = static_cast<double>(std::max(1, channels)) * std::max(1, heads);
-  double chunk = 131072;
-  if (bytes < 64 * ops * chunk && chunk > 65536) chunk = 65536;
-  if (bytes < 8 * ops * chunk && chunk > 32768) chunk = 32768;
-  if (bytes < 2 * ops * chunk && chunk > 16384) chunk = 16384;
-  return ops * chunk;
-}
-
-/// The same for NVLSTree: the Simple step of 512 KiB cut to 256, 128, 64 and 32 KiB below 32, 16,
-/// 4 and 1 loops.
-double nvls_tree_loop_B(double bytes, int channels, int heads) {
-  const double ops = static_cast<double>(std::max(1, channels)) * std::max(1, heads);
-  double chunk = kSimpleStep_B;
-  if (bytes < 32 * ops * chunk && chunk > 262144) chunk = 262144;
-  if (bytes < 16 * ops * chunk && chunk > 131072) chunk = 131072;
-  if (bytes < 4 * ops * chunk && chunk > 65536) chunk = 65536;
-  if (bytes < 1 * ops * chunk && chunk > 32768) chunk = 32768;
-  return ops * chunk;
-}
-
-double step_B(Protocol p) {
-  return p == Protocol::LL ? kLLStep_B : p == Protocol::LL128 ? kLL128Step_B : kSimpleStep_B;
-}
-
-/// The payload each pipeline round carries (0: none): rooted rings and trees pipeline NCCL's
-/// steps over their channels, NVLS its loops; ring reductions and gathers keep the platform's
-/// calibrated chunk (their step overhead was fitted with it).
+/// The payload each pipeline round carries (0: none; < 0: the platform's calibrated chunk), as
+/// the algorithm sizes it (CollectiveAlgorithmType::pipeline_chunk_B).
 double pipeline_chunk_B(const topology::ClusterTopology& cluster, CollectiveOp op, const std::vector<int>& members,
                         double bytes, const CollectivePlanChoice& choice) {
-  const int p = static_cast<int>(members.size());
-  switch (choice.algorithm) {
-    case CollectiveAlgorithm::Ring:
-      if (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce) return choice.channels * step_B(choice.protocol.kind);
-      return -1;
-    case CollectiveAlgorithm::Tree: {
-      if (op != CollectiveOp::AllReduce) return 0;  // binomial: whole buffers
-      const int m = ranks_per_node(cluster, members);
-      const int depth = collectives::tree_depth(m > 0 ? collectives::nccl_tree_parents(p, m, false)
-                                                      : collectives::double_binary_tree_parents(p, false));
-      const int nodes = m > 0 ? p / m : 1;
-      const double ppn = static_cast<double>(p) / nodes;
-      // Each tree runs on half the channels.
-      return std::max(1, choice.channels / 2) *
-             tree_chunk_B(choice.protocol.kind, bytes, choice.channels, depth, nodes, ppn);
-    }
-    case CollectiveAlgorithm::InSwitch: return nvls_loop_B(bytes, choice.channels, p);
-    case CollectiveAlgorithm::NvlsTree:
-      return nvls_tree_loop_B(bytes, choice.channels, std::max(1, ranks_per_node(cluster, members)));
-    default: return -1;
-  }
+  const collectives::ChunkContext context{.members = static_cast<int>(members.size()),
+                                          .ranks_per_node = ranks_per_node(cluster, members),
+                                          .channels = choice.channels,
+                                          .protocol = choice.protocol.kind,
+                                          .bytes = bytes};
+  return choice.algorithm.type().pipeline_chunk_B(op, context).value_or(-1.0);
 }
 
 /// The cycles a ring's channels take through each node's block of `members`: the family of the
@@ -103,10 +32,8 @@ double pipeline_chunk_B(const topology::ClusterTopology& cluster, CollectiveOp o
 /// where blocks sit on different local devices (their links could differ).
 std::vector<std::vector<int>> ring_family_of(const topology::ClusterTopology& cluster, CollectiveOp op,
                                              const std::vector<int>& members, const CollectivePlanChoice& choice) {
-  const bool reduce_or_gather =
-      op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather;
   const int m = ranks_per_node(cluster, members);
-  if (choice.algorithm != CollectiveAlgorithm::Ring || !reduce_or_gather || m < 3) return {};
+  if (!choice.algorithm.type().follows_ring_family(op) || m < 3) return {};
   std::vector<int> locals;
   for (int i = 0; i < m; ++i) locals.push_back(cluster.local_index(members[static_cast<std::size_t>(i)]));
   for (std::size_t i = 0; i < members.size(); ++i)
@@ -163,7 +90,8 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
                                             std::vector<int> members, double bytes,
                                             const CollectivePlanChoice& choice, config::Fidelity fidelity) {
   const auto& calibration = cluster.platform().collectives;
-  const bool nvls = choice.algorithm == CollectiveAlgorithm::InSwitch || choice.algorithm == CollectiveAlgorithm::NvlsTree;
+  const collectives::CollectiveAlgorithmType& type = choice.algorithm.type();
+  const bool nvls = type.reduces_in_switch();
   const bool copy = op == CollectiveOp::AllGather || op == CollectiveOp::AllToAll || op == CollectiveOp::Broadcast ||
                     op == CollectiveOp::SendRecv;
   const double efficiency = nvls ? calibration.in_switch_efficiency
@@ -185,18 +113,16 @@ collectives::CollectiveRequest make_request(const topology::ClusterTopology& clu
     // node's own protocol figures (a planner may switch an all-to-all to it: DeepEP's dispatch).
     if (const auto node = calibration.protocol(choice.protocol.kind, true)) r.node_scale = efficiency / node->copy_efficiency;
   }
-  if (!members.empty()) r.switch_endpoint = cluster.reduction_switch(cluster.node_of(members.front()));
-  if (choice.algorithm == CollectiveAlgorithm::NvlsTree) {
-    for (std::size_t i = 0; i < members.size(); i += static_cast<std::size_t>(r.ranks_per_node))
-      r.switch_endpoints.push_back(*cluster.reduction_switch(cluster.node_of(members[i])));
-    // The tree crosses the fabric with the cross-node Simple figures, the rest the switches'.
-    r.tree_scale = efficiency / calibration.protocol(Protocol::Simple, false)->efficiency;
+  if (nvls) {
+    // Each node's reducing switch, in the members' node order (one run of members per node).
+    const std::size_t run = r.ranks_per_node > 0 ? static_cast<std::size_t>(r.ranks_per_node) : members.size();
+    for (std::size_t i = 0; i < members.size(); i += run)
+      if (const auto sw = cluster.reduction_switch(cluster.node_of(members[i]))) r.switch_endpoints.push_back(*sw);
+    // Across nodes the tree runs at the cross-node Simple figures, the rest at the switches'.
+    if (spans_nodes(cluster, members))
+      r.tree_scale = efficiency / calibration.protocol(Protocol::Simple, false)->efficiency;
   }
-  // Pipelined algorithms pay the protocol's step cost once per member, not per chunk: NCCL streams
-  // chunks through NCCL_STEPS buffer slots, so their synchronisation overlaps (docs/collectives.md).
-  const bool pipelined = nvls || (choice.algorithm == CollectiveAlgorithm::Tree && op == CollectiveOp::AllReduce) ||
-                         (choice.algorithm == CollectiveAlgorithm::Ring &&
-                          (op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce));
+  const bool pipelined = type.pipelined(op);
   r.step_overhead_s = pipelined ? 0.0 : choice.protocol.step_overhead_s;
   r.launch_overhead_s = nvls ? calibration.in_switch_latency_s : pipelined ? choice.protocol.step_overhead_s : 0.0;
   r.step_latency_s = step_latency_s(cluster, members);

@@ -19,7 +19,7 @@ namespace clearfog::driver {
 
 struct CollectiveCase {
   config::CollectiveOp op = config::CollectiveOp::AllReduce;
-  config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Nccl;  // nccl or concrete, never best
+  config::CollectiveAlgorithm algorithm;  // nccl or concrete, never best
   std::optional<config::Protocol> protocol;  // forced (best's candidates); else chosen with the algorithm
   config::Fidelity fidelity = config::Fidelity::Step;
   int ranks = 0;      // the first `ranks` devices take part ...

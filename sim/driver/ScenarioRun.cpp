@@ -84,12 +84,12 @@ private:
   /// The algorithm, protocol and channels for `op` of `bytes` over `members`.
   CollectivePlanChoice choice(config::CollectiveOp op, const std::vector<int>& members, double bytes) const {
     CollectivePlanChoice choice;
-    if (algorithm_ == config::CollectiveAlgorithm::Best && members.size() > 1) {
+    if (algorithm_.is_best() && members.size() > 1) {
       const auto best = best_table(op, members).select(op, bytes);
       choice = choose_collective(cluster_, op, members, bytes, best.algorithm, best.protocol);
     } else {
       choice = choose_collective(cluster_, op, members, bytes,
-                                 algorithm_ == config::CollectiveAlgorithm::Best ? config::CollectiveAlgorithm::Nccl
+                                 algorithm_.is_best() ? config::CollectiveAlgorithm::nccl()
                                                                                  : algorithm_);
     }
     return choice;

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "collectives/Collective.hpp"
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "core/Errors.hpp"
 #include "core/Units.hpp"
 #include "driver/CollectiveRun.hpp"
@@ -38,7 +39,9 @@ std::uint64_t fnv1a(const std::string& text) {
 std::string timing_fingerprint(const topology::ClusterTopology& cluster, const std::vector<int>& members,
                                config::Fidelity fidelity) {
   const auto& p = cluster.platform();
-  std::string s = fmt::format("v3|{}|{}|", config::fidelity_name(fidelity), p.device_count());
+  // The table's own layout (t3) and each algorithm's version: a changed algorithm never reuses a table.
+  std::string s = fmt::format("t3|{}|{}|{}|", collectives::collective_algorithms_fingerprint(),
+                              config::fidelity_name(fidelity), p.device_count());
   for (int m : members) s += fmt::format("{},", m);
   s += "|";
   for (const auto& l : cluster.node().links()) s += fmt::format("{}:{}>{}:{:.9g}:{:.9g}|", l.name, l.from, l.to, l.bandwidth_Bps, l.latency_s);
@@ -72,7 +75,7 @@ std::filesystem::path cache_directory() {
 std::vector<CollectiveAlgorithm> candidate_algorithms(const topology::ClusterTopology& cluster, CollectiveOp op,
                                                       const std::vector<int>& members) {
   std::vector<CollectiveAlgorithm> out;
-  for (CollectiveAlgorithm a : config::kAllCollectiveAlgorithms)
+  for (CollectiveAlgorithm a : config::collective_algorithm_choices())
     if (can_run(cluster, op, members, a)) out.push_back(a);
   return out;
 }
@@ -87,7 +90,7 @@ TuningTable TuningTable::build(const topology::ClusterTopology& cluster, const s
       for (CollectiveAlgorithm a : algorithms) {
         for (config::Protocol protocol : config::kAllProtocols) {
           // NVLS runs Simple only; a protocol the platform has no figures for is not a candidate.
-          if (a == CollectiveAlgorithm::InSwitch && protocol != config::Protocol::Simple) continue;
+          if (!a.type().runs_protocol(protocol)) continue;
           if (!group_protocol(cluster, members, protocol)) continue;
           CollectiveCase c{op, a, protocol, fidelity, static_cast<int>(members.size()), bytes, members};
           row.candidates.push_back({a, protocol, measure_collective(cluster, c).time_s});

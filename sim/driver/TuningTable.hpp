@@ -15,7 +15,7 @@
 namespace clearfog::driver {
 
 struct TuningChoice {
-  config::CollectiveAlgorithm algorithm = config::CollectiveAlgorithm::Ring;
+  config::CollectiveAlgorithm algorithm;
   config::Protocol protocol = config::Protocol::Simple;
   double time_s = 0;
 };

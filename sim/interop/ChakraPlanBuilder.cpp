@@ -8,6 +8,7 @@
 #include <set>
 
 #include "collectives/Collective.hpp"
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "interop/ChakraImportError.hpp"
 #include "interop/ChakraNodeAttrs.hpp"
 
@@ -237,7 +238,7 @@ void ChakraPlanBuilder::apply_deduplication(const ChakraGraph& g, std::size_t p,
          fmt::format("a hierarchical all-to-all needs a group of whole nodes, several of them, on this platform; "
                      "its {} members are {} per node",
                      members, per_node));
-  request.algorithm = config::CollectiveAlgorithm::Hierarchical;
+  request.algorithm = collectives::collective_algorithm("hierarchical");
   request.network_share = share;
 }
 

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <utility>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "parallel/StepPlanner.hpp"
 #include "workload/ExpertRouting.hpp"
 
@@ -59,7 +60,7 @@ void deduplicate(collectives::CollectiveRequest& r, const workload::CommPoint::D
   std::vector<std::vector<int>> nodes(static_cast<std::size_t>(p / m));
   for (int pos = 0; pos < p; ++pos)
     nodes[static_cast<std::size_t>(pos / m)].push_back(r.caller_index.empty() ? pos : r.caller_index[static_cast<std::size_t>(pos)]);
-  r.algorithm = config::CollectiveAlgorithm::Hierarchical;
+  r.algorithm = collectives::collective_algorithm("hierarchical");
   r.network_share = workload::deduplicated_network_share(d.member_share, nodes, d.experts, d.top_k);
 }
 

@@ -141,7 +141,7 @@ struct RingLink {
 double collective_estimate_s(const topology::ClusterTopology& cluster, const std::vector<int>& members, RingLink link,
                              config::CollectiveAlgorithm requested, config::CollectiveOp op, double bytes) {
   const auto choice = driver::choose_collective(cluster, op, members, bytes, requested);
-  if (choice.algorithm != config::CollectiveAlgorithm::Ring && choice.nccl_estimate_s.value_or(0) > 0)
+  if (choice.algorithm.name() != "ring" && choice.nccl_estimate_s.value_or(0) > 0)
     return *choice.nccl_estimate_s;
   const double p = static_cast<double>(members.size());
   const bool copies = op == config::CollectiveOp::AllGather;
@@ -199,7 +199,7 @@ workload::ShardCostInputs shard_cost_inputs(const config::ScenarioSpec& s, const
   in.exchange_efficiency = simple->copy_efficiency;
   const double ring_Bps = in.group > in.node_devices ? in.inter_node_Bps : in.intra_node_Bps;
   // `best` simulates candidates to choose; the estimate takes NCCL's choice instead.
-  const auto requested = s.collectives.algorithm == config::CollectiveAlgorithm::Best ? config::CollectiveAlgorithm::Nccl
+  const auto requested = s.collectives.algorithm.is_best() ? config::CollectiveAlgorithm::nccl()
                                                                                       : s.collectives.algorithm;
   in.group_collective_s = [&cluster, members, ring_Bps, route_s, requested](config::CollectiveOp op, double bytes) {
     return collective_estimate_s(cluster, members, {ring_Bps, route_s}, requested, op, bytes);

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/Collective.hpp"
 
 using namespace clearfog;
@@ -17,7 +18,7 @@ TEST_CASE("collectives::Ring channels: same volume per rank, node crossings spre
     plan.ranks.resize(p);
     collectives::CollectiveRequest r;
     r.op = config::CollectiveOp::AllReduce;
-    r.algorithm = config::CollectiveAlgorithm::Ring;
+    r.algorithm = clearfog::collectives::collective_algorithm("ring");
     r.ranks = {0, 1, 2, 3, 4, 5, 6, 7};
     r.bytes = n;
     r.ranks_per_node = per_node;
@@ -49,7 +50,7 @@ TEST_CASE("collectives::Ring family: a ring and its reverse each carry half, to 
     plan.ranks.resize(p);
     collectives::CollectiveRequest r;
     r.op = config::CollectiveOp::AllReduce;
-    r.algorithm = config::CollectiveAlgorithm::Ring;
+    r.algorithm = clearfog::collectives::collective_algorithm("ring");
     r.ranks = {0, 1, 2, 3, 4};
     r.bytes = n;
     r.channels = channels;
@@ -73,6 +74,7 @@ TEST_CASE("collectives::Ring family: a ring that is not an order of the block is
   program::Plan plan;
   plan.ranks.resize(4);
   collectives::CollectiveRequest r;
+  r.algorithm = collectives::collective_algorithm("ring");
   r.ranks = {0, 1, 2, 3};
   r.bytes = 1e6;
   r.rings = {{0, 1, 1, 3}};

@@ -2,6 +2,7 @@
 // cannot be planned are refused, and how a collective joins the rest of a plan.
 #include <catch2/catch.hpp>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 
 using namespace clearfog;
@@ -10,26 +11,31 @@ using config::CollectiveOp;
 
 TEST_CASE("collectives::Collective: supports() lists what each algorithm implements", "[collectives]") {
   for (CollectiveOp op : config::kAllCollectiveOps) {
-    CHECK_FALSE(collectives::supports(op, CollectiveAlgorithm::Nccl));
-    CHECK(collectives::supports(op, CollectiveAlgorithm::Direct));  // every operation has a direct form
+    CHECK_FALSE(collectives::supports(op, clearfog::config::CollectiveAlgorithm::nccl()));
+    CHECK(collectives::supports(op, clearfog::collectives::collective_algorithm("direct")));  // every operation has a direct form
   }
-  CHECK(collectives::supports(CollectiveOp::AllReduce, CollectiveAlgorithm::InSwitch));
-  CHECK_FALSE(collectives::supports(CollectiveOp::AllGather, CollectiveAlgorithm::InSwitch));
-  CHECK_FALSE(collectives::supports(CollectiveOp::AllToAll, CollectiveAlgorithm::Ring));
-  CHECK_FALSE(collectives::supports(CollectiveOp::ReduceScatter, CollectiveAlgorithm::Tree));
-  CHECK(collectives::supports(CollectiveOp::Broadcast, CollectiveAlgorithm::Tree));
-  CHECK_FALSE(collectives::supports(CollectiveOp::SendRecv, CollectiveAlgorithm::HalvingDoubling));
+  CHECK(collectives::supports(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("in-switch")));
+  CHECK_FALSE(collectives::supports(CollectiveOp::AllGather, clearfog::collectives::collective_algorithm("in-switch")));
+  CHECK_FALSE(collectives::supports(CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("ring")));
+  CHECK_FALSE(collectives::supports(CollectiveOp::ReduceScatter, clearfog::collectives::collective_algorithm("tree")));
+  CHECK(collectives::supports(CollectiveOp::Broadcast, clearfog::collectives::collective_algorithm("tree")));
+  CHECK_FALSE(collectives::supports(CollectiveOp::SendRecv, clearfog::collectives::collective_algorithm("halving-doubling")));
 }
 
 TEST_CASE("collectives::Collective: every supported pair plans a valid program", "[collectives]") {
   for (CollectiveOp op : config::kAllCollectiveOps)
-    for (CollectiveAlgorithm a : config::kAllCollectiveAlgorithms) {
+    for (CollectiveAlgorithm a : clearfog::config::collective_algorithm_choices()) {
       if (!collectives::supports(op, a)) continue;
       const int p = op == CollectiveOp::SendRecv ? 2 : 8;
       auto req = test::collective(op, a, p, 8e6);
-      req.ranks_per_node = 4;
-      req.switch_endpoint = p;
-      req.switch_endpoints = {p, p + 1};  // nvls-tree: one per node of 4
+      // Two nodes of four (a reducing switch each), else one node, else one member per node: the
+      // first placement the algorithm's rule accepts.
+      for (int per_node : {4, p, 1}) {
+        req.ranks_per_node = per_node;
+        req.switch_endpoints = per_node == 4 ? std::vector<int>{p, p + 1} : per_node == p ? std::vector<int>{p}
+                                                                                         : std::vector<int>{};
+        if (!a.type().refusal(op, collectives::group_shape(req))) break;
+      }
       req.root = p - 1;
       INFO(config::collective_op_name(op) << " " << config::collective_algorithm_name(a));
       CHECK_NOTHROW(program::check_plan(test::plan_of(req, p + 2)));
@@ -38,21 +44,21 @@ TEST_CASE("collectives::Collective: every supported pair plans a valid program",
 
 TEST_CASE("collectives::Collective: a pair that does not exist is refused naming both", "[collectives]") {
   SECTION("all_to_all over a ring") {
-    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::AllToAll, CollectiveAlgorithm::Ring, 4, 1e6)),
+    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("ring"), 4, 1e6)),
                       Catch::Contains("all_to_all") && Catch::Contains("ring"));
   }
   SECTION("sendrecv over a tree") {
-    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::SendRecv, CollectiveAlgorithm::Tree, 2, 1e6)),
+    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::SendRecv, clearfog::collectives::collective_algorithm("tree"), 2, 1e6)),
                       Catch::Contains("sendrecv") && Catch::Contains("tree"));
   }
   SECTION("auto, which must be resolved first") {
-    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Nccl, 4, 1e6)),
+    CHECK_THROWS_WITH(test::plan_of(test::collective(CollectiveOp::AllReduce, clearfog::config::CollectiveAlgorithm::nccl(), 4, 1e6)),
                       Catch::Contains("all_reduce") && Catch::Contains("nccl"));
   }
 }
 
 TEST_CASE("collectives::Collective: requests that cannot be planned are refused", "[collectives]") {
-  auto req = test::collective(CollectiveOp::Broadcast, CollectiveAlgorithm::Ring, 4, 1e6);
+  auto req = test::collective(CollectiveOp::Broadcast, clearfog::collectives::collective_algorithm("ring"), 4, 1e6);
   SECTION("a member outside the plan") {
     req.ranks = {0, 1, 2, 9};
     CHECK_THROWS_WITH(test::plan_of(req, 4), Catch::Contains("rank 9") && Catch::Contains("broadcast"));
@@ -79,7 +85,7 @@ TEST_CASE("collectives::Collective: requests that cannot be planned are refused"
   }
   SECTION("sendrecv between more than two ranks") {
     req.op = CollectiveOp::SendRecv;
-    req.algorithm = CollectiveAlgorithm::Direct;
+    req.algorithm = clearfog::collectives::collective_algorithm("direct");
     CHECK_THROWS_WITH(test::plan_of(req), Catch::Contains("sendrecv"));
   }
 }
@@ -91,11 +97,11 @@ TEST_CASE("collectives::Collective: members wait for their dependencies and end 
   std::vector<std::vector<program::OpIndex>> deps(p);
   for (int r = 0; r < p; ++r)
     deps[r] = {plan.ranks[r].add_compute(program::Stream::Compute, program::Category::Backward, "bwd", 1e-3)};
-  auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::HalvingDoubling, p, 1e6);
+  auto req = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("halving-doubling"), p, 1e6);
   req.deps = deps;
   collectives::TagAllocator tags;
   const auto last = collectives::append_collective(plan, req, tags);
-  req.algorithm = CollectiveAlgorithm::Ring;  // a second collective draws fresh tags
+  req.algorithm = clearfog::collectives::collective_algorithm("ring");  // a second collective draws fresh tags
   collectives::append_collective(plan, req, tags);
   REQUIRE_NOTHROW(program::check_plan(plan));
   for (int r = 0; r < p; ++r) {
@@ -116,7 +122,7 @@ TEST_CASE("collectives::Collective: a group put in ring order keeps the caller's
   for (int r = 0; r < 4; ++r)
     for (int k = 0; k <= r; ++k)
       deps[r] = {plan.ranks[r].add_compute(program::Stream::Compute, program::Category::Backward, "bwd", 1e-3)};
-  auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, 4, 1e6);
+  auto req = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), 4, 1e6);
   req.ranks = ring;
   req.caller_index = {2, 0, 3, 1};  // ring position i holds the caller's member ring[i]
   req.deps = deps;
@@ -135,7 +141,7 @@ TEST_CASE("collectives::Collective: a one-member group leaves a zero-time marker
   plan.ranks.resize(1);
   collectives::TagAllocator tags;
   const auto last = collectives::append_collective(
-      plan, test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, 1, 1e6), tags);
+      plan, test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), 1, 1e6), tags);
   REQUIRE(last.size() == 1);
   CHECK(plan.ranks[0].op(last[0]).kind == program::OpKind::Compute);
   CHECK(plan.ranks[0].op(last[0]).duration_s == 0);
@@ -148,7 +154,7 @@ TEST_CASE("collectives::Collective: an all-to-all-v's bytes carry the protocol o
   // evenly must send the same, not the payload X / p.
   const int p = 4;
   const double payload_B = 8e6, efficiency = 0.8;
-  auto even = test::collective(CollectiveOp::AllToAll, CollectiveAlgorithm::Direct, p, payload_B / efficiency);
+  auto even = test::collective(CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("direct"), p, payload_B / efficiency);
   even.payload_B = payload_B;
   auto v = even;
   v.matrix.assign(p, std::vector<double>(p, payload_B / p));

@@ -2,6 +2,7 @@
 // all-reduces over the same ranks on two streams share every link under max-min fairness.
 #include <catch2/catch.hpp>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 
 using namespace clearfog;
@@ -23,7 +24,7 @@ TEST_CASE("collectives::Concurrency: all-reduces on disjoint groups take the tim
   // On a non-blocking switch each device has its own link: groups {0..3} and {4..7} share none.
   const double n = 128e6;
   const auto cluster = topology::ClusterTopology::build(test::ideal_switch(8));
-  const auto alone = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, 4, n);
+  const auto alone = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), 4, n);
   auto other = alone;
   other.ranks = {4, 5, 6, 7};
   program::Plan plan;
@@ -43,7 +44,7 @@ TEST_CASE("collectives::Concurrency: two all-reduces on the same ranks share the
   const int p = 4;
   const double n = 256e6;
   const auto cluster = topology::ClusterTopology::build(test::ideal_switch(p));
-  auto comm = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, p, n);
+  auto comm = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), p, n);
   auto compute = comm;
   comm.stream = program::Stream::Comm;
   compute.stream = program::Stream::Compute;

@@ -3,6 +3,7 @@
 // α–β closed forms of formulas.md on an ideal switch, to 0.5 %.
 #include <catch2/catch.hpp>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 #include "collectives/Direct.hpp"
 
@@ -27,7 +28,7 @@ TEST_CASE("collectives::Direct: pairwise all_to_all sends (p-1)/p·n in p-1 step
 TEST_CASE("collectives::Direct: all_to_all sends (p-1)/p·n to every peer at once", "[collectives]") {
   const double n = 8e6;
   for (int p : {2, 3, 8}) {
-    const auto plan = test::plan_of(test::collective(CollectiveOp::AllToAll, CollectiveAlgorithm::Direct, p, n));
+    const auto plan = test::plan_of(test::collective(CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("direct"), p, n));
     REQUIRE_NOTHROW(program::check_plan(plan));
     for (int r = 0; r < p; ++r) {
       CHECK(test::exchanges(plan, r) == 1);
@@ -40,7 +41,7 @@ TEST_CASE("collectives::Direct: all_to_all sends (p-1)/p·n to every peer at onc
 TEST_CASE("collectives::Direct: broadcast, reduce and sendrecv move n to each receiver", "[collectives]") {
   const int p = 5;
   const double n = 1e6;
-  auto req = test::collective(CollectiveOp::Broadcast, CollectiveAlgorithm::Direct, p, n);
+  auto req = test::collective(CollectiveOp::Broadcast, clearfog::collectives::collective_algorithm("direct"), p, n);
   req.root = 2;
   const auto bcast = test::plan_of(req);
   REQUIRE_NOTHROW(program::check_plan(bcast));
@@ -49,7 +50,7 @@ TEST_CASE("collectives::Direct: broadcast, reduce and sendrecv move n to each re
   req.op = CollectiveOp::Reduce;
   CHECK(test::bytes_received(test::plan_of(req), 2) == Approx((p - 1) * n));
 
-  auto sr = test::collective(CollectiveOp::SendRecv, CollectiveAlgorithm::Direct, 2, n);
+  auto sr = test::collective(CollectiveOp::SendRecv, clearfog::collectives::collective_algorithm("direct"), 2, n);
   sr.ranks = {3, 1};
   const auto plan = test::plan_of(sr, 4);
   REQUIRE_NOTHROW(program::check_plan(plan));
@@ -63,20 +64,20 @@ TEST_CASE("collectives::Direct: all_to_all takes α + (p-1)/p·n·β", "[collect
       const double expected_s = test::kAlpha_s + (p - 1.0) / p * n * test::kBeta_sPerB;
       INFO("p = " << p << ", n = " << n);
       CHECK(test::simulated_s(test::ideal_switch(p),
-                              test::collective(CollectiveOp::AllToAll, CollectiveAlgorithm::Direct, p, n)) ==
+                              test::collective(CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("direct"), p, n)) ==
             Approx(expected_s).epsilon(5e-3));
     }
 }
 
 TEST_CASE("collectives::Direct: sendrecv takes α + n·β, a flat broadcast α + (p-1)·n·β", "[collectives][simulation]") {
   const double n = 64e6;
-  auto sr = test::collective(CollectiveOp::SendRecv, CollectiveAlgorithm::Direct, 2, n);
+  auto sr = test::collective(CollectiveOp::SendRecv, clearfog::collectives::collective_algorithm("direct"), 2, n);
   sr.ranks = {1, 0};
   CHECK(test::simulated_s(test::ideal_switch(2), sr) ==
         Approx(test::kAlpha_s + n * test::kBeta_sPerB).epsilon(5e-3));
   const int p = 4;
   // Every message leaves through the root's one link.
   CHECK(test::simulated_s(test::ideal_switch(p),
-                          test::collective(CollectiveOp::Broadcast, CollectiveAlgorithm::Direct, p, n)) ==
+                          test::collective(CollectiveOp::Broadcast, clearfog::collectives::collective_algorithm("direct"), p, n)) ==
         Approx(test::kAlpha_s + (p - 1) * n * test::kBeta_sPerB).epsilon(5e-3));
 }

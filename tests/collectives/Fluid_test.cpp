@@ -3,6 +3,7 @@
 // large messages, while simulating far fewer messages.
 #include <catch2/catch.hpp>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 
 using namespace clearfog;
@@ -22,7 +23,7 @@ struct Case {
 
 TEST_CASE("collectives::Fluid: one exchange per member, one transfer per peer", "[collectives]") {
   const int p = 8;
-  auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, p, 64e6);
+  auto req = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), p, 64e6);
   req.fidelity = Fidelity::Fluid;
   req.step_overhead_s = 1e-6;
   req.step_latency_s = 2e-6;
@@ -43,17 +44,17 @@ TEST_CASE("collectives::Fluid: one exchange per member, one transfer per peer", 
 TEST_CASE("collectives::Fluid: agrees with the step plan within 1 % for 64 MB and more", "[collectives][simulation]") {
   const int p = 8;
   const std::vector<Case> cases = {
-      {CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, 0},
-      {CollectiveOp::ReduceScatter, CollectiveAlgorithm::Ring, 0},
-      {CollectiveOp::AllGather, CollectiveAlgorithm::Ring, 0},
-      {CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, 1e6},
-      {CollectiveOp::Broadcast, CollectiveAlgorithm::Ring, 64e3},
-      {CollectiveOp::AllReduce, CollectiveAlgorithm::Tree, 64e3},
-      {CollectiveOp::Broadcast, CollectiveAlgorithm::Tree, 0},
-      {CollectiveOp::AllReduce, CollectiveAlgorithm::HalvingDoubling, 0},
-      {CollectiveOp::AllGather, CollectiveAlgorithm::HalvingDoubling, 0},
-      {CollectiveOp::AllToAll, CollectiveAlgorithm::Direct, 0},
-      {CollectiveOp::AllReduce, CollectiveAlgorithm::Hierarchical, 0},
+      {CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), 0},
+      {CollectiveOp::ReduceScatter, clearfog::collectives::collective_algorithm("ring"), 0},
+      {CollectiveOp::AllGather, clearfog::collectives::collective_algorithm("ring"), 0},
+      {CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), 1e6},
+      {CollectiveOp::Broadcast, clearfog::collectives::collective_algorithm("ring"), 64e3},
+      {CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("tree"), 64e3},
+      {CollectiveOp::Broadcast, clearfog::collectives::collective_algorithm("tree"), 0},
+      {CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("halving-doubling"), 0},
+      {CollectiveOp::AllGather, clearfog::collectives::collective_algorithm("halving-doubling"), 0},
+      {CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("direct"), 0},
+      {CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("hierarchical"), 0},
   };
   for (const auto& c : cases) {
     for (double n : {64e6, 512e6}) {
@@ -74,7 +75,7 @@ TEST_CASE("collectives::Fluid: agrees with the step plan within 1 % for 64 MB an
 
 TEST_CASE("collectives::Fluid: a ring is p messages instead of 2(p-1)·p", "[collectives][simulation]") {
   const int p = 8;
-  auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, p, 64e6);
+  auto req = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), p, 64e6);
   req.fidelity = Fidelity::Fluid;
   const auto cluster = topology::ClusterTopology::build(test::ideal_switch(p));
   CHECK(engine::simulate_forked(cluster, test::plan_of(req)).messages == static_cast<std::uint64_t>(p));

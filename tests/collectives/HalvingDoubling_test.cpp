@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 #include "collectives/HalvingDoubling.hpp"
 
@@ -15,7 +16,7 @@ TEST_CASE("collectives::HalvingDoubling: all_reduce is 2·log2(p) steps sending 
   const double n = 16e6;
   for (int p : {2, 4, 8, 16}) {
     const auto plan =
-        test::plan_of(test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::HalvingDoubling, p, n));
+        test::plan_of(test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("halving-doubling"), p, n));
     REQUIRE_NOTHROW(program::check_plan(plan));
     const int log2p = static_cast<int>(std::lround(std::log2(p)));
     for (int r = 0; r < p; ++r) {
@@ -31,7 +32,7 @@ TEST_CASE("collectives::HalvingDoubling: reduce_scatter and all_gather are log2(
   const int p = 8;
   const double n = 16e6;
   for (auto op : {CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {
-    const auto plan = test::plan_of(test::collective(op, CollectiveAlgorithm::HalvingDoubling, p, n));
+    const auto plan = test::plan_of(test::collective(op, clearfog::collectives::collective_algorithm("halving-doubling"), p, n));
     REQUIRE_NOTHROW(program::check_plan(plan));
     for (int r = 0; r < p; ++r) {
       CHECK(test::exchanges(plan, r) == 3);
@@ -44,13 +45,13 @@ TEST_CASE("collectives::HalvingDoubling: other p fold for all_reduce, are reject
   const double n = 6e6;
   const int p = 6;  // two extra members fold into a core of four
   const auto plan =
-      test::plan_of(test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::HalvingDoubling, p, n));
+      test::plan_of(test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("halving-doubling"), p, n));
   REQUIRE_NOTHROW(program::check_plan(plan));
   CHECK(test::bytes_sent(plan, 0) == Approx(n));                        // folded: hands its buffer over
   CHECK(test::bytes_sent(plan, 1) == Approx(2.0 * 3 / 4 * n + n));      // core member of a pair
   CHECK(test::bytes_sent(plan, 5) == Approx(2.0 * 3 / 4 * n));          // core member alone
   for (auto op : {CollectiveOp::ReduceScatter, CollectiveOp::AllGather})
-    CHECK_THROWS_WITH(test::plan_of(test::collective(op, CollectiveAlgorithm::HalvingDoubling, p, n)),
+    CHECK_THROWS_WITH(test::plan_of(test::collective(op, clearfog::collectives::collective_algorithm("halving-doubling"), p, n)),
                       Catch::Contains("power-of-two") && Catch::Contains("halving-doubling"));
 }
 
@@ -60,7 +61,7 @@ TEST_CASE("collectives::HalvingDoubling: all_reduce takes 2·log2(p)·α + 2(p-1
       const double expected_s = 2 * std::log2(p) * test::kAlpha_s + 2.0 * (p - 1) / p * n * test::kBeta_sPerB;
       INFO("p = " << p << ", n = " << n);
       CHECK(test::simulated_s(test::ideal_switch(p),
-                              test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::HalvingDoubling, p, n)) ==
+                              test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("halving-doubling"), p, n)) ==
             Approx(expected_s).epsilon(5e-3));
     }
 }
@@ -71,7 +72,7 @@ TEST_CASE("collectives::HalvingDoubling: folding adds 2·(α + n·β)", "[collec
   const double expected_s = 2 * (test::kAlpha_s + n * test::kBeta_sPerB) + 2 * std::log2(core) * test::kAlpha_s +
                             2.0 * (core - 1) / core * n * test::kBeta_sPerB;
   CHECK(test::simulated_s(test::ideal_switch(p),
-                          test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::HalvingDoubling, p, n)) ==
+                          test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("halving-doubling"), p, n)) ==
         Approx(expected_s).epsilon(5e-3));
 }
 
@@ -81,6 +82,6 @@ TEST_CASE("collectives::HalvingDoubling: reduce_scatter and all_gather take log2
   const double n = 128e6;
   const double expected_s = std::log2(p) * test::kAlpha_s + (p - 1.0) / p * n * test::kBeta_sPerB;
   for (auto op : {CollectiveOp::ReduceScatter, CollectiveOp::AllGather})
-    CHECK(test::simulated_s(test::ideal_switch(p), test::collective(op, CollectiveAlgorithm::HalvingDoubling, p, n)) ==
+    CHECK(test::simulated_s(test::ideal_switch(p), test::collective(op, clearfog::collectives::collective_algorithm("halving-doubling"), p, n)) ==
           Approx(expected_s).epsilon(5e-3));
 }

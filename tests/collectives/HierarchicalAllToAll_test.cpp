@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/Collective.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 #include "collectives/HierarchicalAllToAll.hpp"
@@ -64,7 +65,7 @@ TEST_CASE("collectives::HierarchicalAllToAll: refuses uneven nodes and shares ou
   CHECK_THROWS_WITH(hierarchical_all_to_all_v_schedule(matrix, 4), Catch::Contains("nodes of equal size"));
   CHECK_THROWS_WITH(hierarchical_all_to_all_v_schedule(matrix, 3, 0), Catch::Contains("network_share"));
   CHECK_THROWS_WITH(hierarchical_all_to_all_v_schedule(matrix, 3, 1.5), Catch::Contains("network_share"));
-  CHECK(collectives::supports(config::CollectiveOp::AllToAll, config::CollectiveAlgorithm::Hierarchical));
+  CHECK(collectives::supports(config::CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("hierarchical")));
 }
 
 TEST_CASE("collectives::HierarchicalAllToAll: fluid time is the slower of the NIC and NVLink closed forms",
@@ -77,7 +78,7 @@ TEST_CASE("collectives::HierarchicalAllToAll: fluid time is the slower of the NI
   const auto platform = test::fat_tree_cluster(2, 4, config::LinkSpec{kNvlink_Bps, 0}, 4, config::LinkSpec{kNic_Bps, 0},
                                                config::LinkSpec{1000e9, 0});
   for (const double share : {1.0, 0.5, 0.1}) {
-    auto r = test::collective(config::CollectiveOp::AllToAll, config::CollectiveAlgorithm::Hierarchical, 8, n);
+    auto r = test::collective(config::CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("hierarchical"), 8, n);
     r.fidelity = config::Fidelity::Fluid;
     r.ranks_per_node = 4;
     r.network_share = share;

@@ -3,6 +3,7 @@
 // taken as 2 "nodes" of 4 checks the schedule against its α–β form to 0.5 %.
 #include <catch2/catch.hpp>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 
 using namespace clearfog;
@@ -12,7 +13,7 @@ using config::CollectiveOp;
 namespace {
 
 collectives::CollectiveRequest hierarchical(CollectiveOp op, int p, int per_node, double n) {
-  auto r = test::collective(op, CollectiveAlgorithm::Hierarchical, p, n);
+  auto r = test::collective(op, clearfog::collectives::collective_algorithm("hierarchical"), p, n);
   r.ranks_per_node = per_node;
   return r;
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 
 using namespace clearfog;
@@ -13,8 +14,8 @@ using config::CollectiveOp;
 namespace {
 
 collectives::CollectiveRequest in_switch(int p, double n, double chunk_B) {
-  auto r = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::InSwitch, p, n);
-  r.switch_endpoint = p;  // ClusterTopology: the switch endpoints follow the devices
+  auto r = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("in-switch"), p, n);
+  r.switch_endpoints = {p};  // ClusterTopology: the switch endpoints follow the devices
   r.chunk_B = chunk_B;
   return r;
 }
@@ -39,11 +40,11 @@ TEST_CASE("collectives::InSwitch: each member sends n up and receives n down in 
 
 TEST_CASE("collectives::InSwitch: a plan without a switch endpoint is refused", "[collectives]") {
   auto req = in_switch(4, 1e6, 0);
-  req.switch_endpoint.reset();
+  req.switch_endpoints.clear();
   CHECK_THROWS_WITH(test::plan_of(req, 5), Catch::Contains("in-switch") && Catch::Contains("endpoint"));
-  req.switch_endpoint = 4;
+  req.switch_endpoints = {4};
   CHECK_THROWS_WITH(test::plan_of(req, 4), Catch::Contains("in-switch") && Catch::Contains("outside"));
-  req.switch_endpoint = 2;
+  req.switch_endpoints = {2};
   CHECK_THROWS_WITH(test::plan_of(req, 5), Catch::Contains("also a member"));
 }
 

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 #include "collectives/NvlsTree.hpp"
 #include "collectives/Tree.hpp"
@@ -42,7 +43,7 @@ TEST_CASE("collectives::NvlsTree: a member moves c + c/m each way per chunk, its
 
 TEST_CASE("collectives::NvlsTree: planned with one switch endpoint per node", "[collectives]") {
   const int m = 4, q = 2, p = m * q;
-  auto r = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::NvlsTree, p, 16e6);
+  auto r = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("nvls-tree"), p, 16e6);
   r.ranks_per_node = m;
   r.switch_endpoints = {p, p + 1};
   const auto plan = test::plan_of(r, p + q);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/Ring.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 
@@ -14,7 +15,7 @@ using config::CollectiveOp;
 TEST_CASE("collectives::Ring: all_reduce sends 2(p-1)/p·n per rank in 2(p-1) steps", "[collectives]") {
   const double n = 12e6;
   for (int p : {2, 3, 5, 8}) {
-    const auto plan = test::plan_of(test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, p, n));
+    const auto plan = test::plan_of(test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), p, n));
     REQUIRE_NOTHROW(program::check_plan(plan));
     for (int r = 0; r < p; ++r) {
       INFO("p = " << p << ", rank " << r);
@@ -28,7 +29,7 @@ TEST_CASE("collectives::Ring: reduce_scatter and all_gather send (p-1)/p·n in p
   const double n = 12e6;
   for (auto op : {CollectiveOp::ReduceScatter, CollectiveOp::AllGather}) {
     const int p = 6;
-    const auto plan = test::plan_of(test::collective(op, CollectiveAlgorithm::Ring, p, n));
+    const auto plan = test::plan_of(test::collective(op, clearfog::collectives::collective_algorithm("ring"), p, n));
     REQUIRE_NOTHROW(program::check_plan(plan));
     for (int r = 0; r < p; ++r) {
       CHECK(test::bytes_sent(plan, r) == Approx(1.0 * (p - 1) / p * n));
@@ -54,7 +55,7 @@ TEST_CASE("collectives::Ring: broadcast and reduce are a chain through every mem
   const int p = 5;
   const double n = 1e6;
   for (int root : {0, 3}) {
-    auto req = test::collective(CollectiveOp::Broadcast, CollectiveAlgorithm::Ring, p, n);
+    auto req = test::collective(CollectiveOp::Broadcast, clearfog::collectives::collective_algorithm("ring"), p, n);
     req.root = root;
     const auto bcast = test::plan_of(req);
     REQUIRE_NOTHROW(program::check_plan(bcast));
@@ -78,7 +79,7 @@ TEST_CASE("collectives::Ring: all_reduce simulated message by message takes 2(p-
     for (double n : {1e6, 64e6, 1e9}) {
       const double expected_s = 2.0 * (p - 1) * test::kAlpha_s + 2.0 * (p - 1) / p * n * test::kBeta_sPerB;
       INFO("p = " << p << ", n = " << n << " B");
-      CHECK(test::simulated_s(test::ideal_switch(p), test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring,
+      CHECK(test::simulated_s(test::ideal_switch(p), test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"),
                                                                         p, n)) == Approx(expected_s).epsilon(1e-3));
     }
 }
@@ -90,7 +91,7 @@ TEST_CASE("collectives::Ring: reduce_scatter and all_gather take (p-1)·α + (p-
       for (double n : {1e6, 256e6}) {
         const double expected_s = (p - 1) * test::kAlpha_s + (p - 1.0) / p * n * test::kBeta_sPerB;
         INFO(config::collective_op_name(op) << ", p = " << p << ", n = " << n);
-        CHECK(test::simulated_s(test::ideal_switch(p), test::collective(op, CollectiveAlgorithm::Ring, p, n)) ==
+        CHECK(test::simulated_s(test::ideal_switch(p), test::collective(op, clearfog::collectives::collective_algorithm("ring"), p, n)) ==
               Approx(expected_s).epsilon(5e-3));
       }
 }
@@ -101,7 +102,7 @@ TEST_CASE("collectives::Ring: chunked all_reduce takes (2(p-1) + k - 1)·(α + o
   // same bytes as without chunks (formulas.md ring all-reduce, with k - 1 extra rounds).
   const int p = 4;
   const double n = 64e6;
-  auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, p, n);
+  auto req = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), p, n);
   req.chunk_B = 2e6;
   req.step_overhead_s = 3e-6;
   const int k = static_cast<int>(std::ceil(n / p / req.chunk_B));
@@ -114,7 +115,7 @@ TEST_CASE("collectives::Ring: a chunked broadcast takes (p - 2 + k)·(α + c·β
   // Chunk j crosses hop h in round j + h: p - 1 hops and k chunks fill p - 2 + k rounds of one chunk.
   const int p = 6;
   const double n = 32e6;
-  auto req = test::collective(CollectiveOp::Broadcast, CollectiveAlgorithm::Ring, p, n);
+  auto req = test::collective(CollectiveOp::Broadcast, clearfog::collectives::collective_algorithm("ring"), p, n);
   req.chunk_B = 4e6;
   req.root = 2;
   const int k = static_cast<int>(std::ceil(n / req.chunk_B));

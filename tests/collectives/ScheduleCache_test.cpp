@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 
 using namespace clearfog;
@@ -21,10 +22,16 @@ collectives::CollectiveRequest request_over(CollectiveOp op, CollectiveAlgorithm
   auto r = test::collective(op, a, p, 8e6);
   for (int& rank : r.ranks) rank += first;
   r.fidelity = fidelity;
-  r.ranks_per_node = 4;
   r.channels = 4;
-  r.switch_endpoint = 16 + first / 8;
-  r.switch_endpoints = {16 + first / 4, 17 + first / 4};
+  // Two nodes of four (a reducing switch each), else one node, else one member per node: the first
+  // placement the algorithm's rule accepts.
+  for (int per_node : {4, p, 1}) {
+    r.ranks_per_node = per_node;
+    r.switch_endpoints = per_node == 4 ? std::vector<int>{16 + first / 4, 17 + first / 4}
+                         : per_node == p ? std::vector<int>{16 + first / 8}
+                                         : std::vector<int>{};
+    if (!a.type().refusal(op, collectives::group_shape(r))) break;
+  }
   r.root = p - 1;
   r.step_overhead_s = 1e-6;
   r.step_latency_s = 2e-6;
@@ -84,7 +91,7 @@ void check_same_ops(const program::Plan& a, const program::Plan& b) {
 TEST_CASE("collectives::ScheduleCache: a remembered schedule plans the same ops as a fresh one", "[collectives]") {
   for (const auto fidelity : {config::Fidelity::Step, config::Fidelity::Fluid})
     for (CollectiveOp op : config::kAllCollectiveOps)
-      for (CollectiveAlgorithm a : config::kAllCollectiveAlgorithms) {
+      for (CollectiveAlgorithm a : clearfog::config::collective_algorithm_choices()) {
         if (!collectives::supports(op, a)) continue;
         INFO(config::collective_op_name(op) << " " << config::collective_algorithm_name(a) << " "
                                             << (fidelity == config::Fidelity::Step ? "step" : "fluid"));
@@ -100,7 +107,7 @@ TEST_CASE("collectives::ScheduleCache: a remembered schedule plans the same ops 
 TEST_CASE("collectives::ScheduleCache: a different size, fidelity or member count is a different shape",
           "[collectives]") {
   Appender a;
-  auto r = request_over(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, config::Fidelity::Step, 0);
+  auto r = request_over(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), config::Fidelity::Step, 0);
   a.append(r);
   a.append(r);
   CHECK(a.cache.size() == 1);
@@ -116,7 +123,7 @@ TEST_CASE("collectives::ScheduleCache: a different size, fidelity or member coun
   a.append(r);
   CHECK(a.cache.size() == 4);
   // An all-to-all-v's matrix is not part of a shape: such requests are never remembered.
-  auto v = request_over(CollectiveOp::AllToAll, CollectiveAlgorithm::Direct, config::Fidelity::Step, 0);
+  auto v = request_over(CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("direct"), config::Fidelity::Step, 0);
   v.matrix.assign(8, std::vector<double>(8, 1e3));
   a.append(v);
   CHECK(a.cache.size() == 4);
@@ -126,7 +133,7 @@ TEST_CASE("collectives::ScheduleCache: a different size, fidelity or member coun
 TEST_CASE("collectives::ScheduleCache: a request is checked before its shape is looked up", "[collectives]") {
   // A NaN would compare equal to any cached shape; the check refuses it first.
   Appender a;
-  auto r = request_over(CollectiveOp::AllToAll, CollectiveAlgorithm::Hierarchical, config::Fidelity::Step, 0);
+  auto r = request_over(CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("hierarchical"), config::Fidelity::Step, 0);
   a.append(r);
   r.node_scale = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_WITH(a.append(r), Catch::Contains("node_scale must be > 0"));

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "collectives/CollectiveTestSupport.hpp"
 #include "collectives/Tree.hpp"
 
@@ -44,7 +45,7 @@ TEST_CASE("collectives::Tree: double binary tree all_reduce moves at most 2n per
   const double chunk_B = 1e6;
   for (int p : {2, 3, 8, 12}) {
     INFO("p = " << p);
-    auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Tree, p, n);
+    auto req = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("tree"), p, n);
     req.chunk_B = chunk_B;
     const auto plan = test::plan_of(req);
     REQUIRE_NOTHROW(program::check_plan(plan));
@@ -62,7 +63,7 @@ TEST_CASE("collectives::Tree: binomial broadcast and reduce take ceil(log2 p) ro
   const double n = 1e6;
   for (int p : {2, 5, 8}) {
     for (auto op : {CollectiveOp::Broadcast, CollectiveOp::Reduce}) {
-      auto req = test::collective(op, CollectiveAlgorithm::Tree, p, n);
+      auto req = test::collective(op, clearfog::collectives::collective_algorithm("tree"), p, n);
       req.root = p - 1;
       const auto plan = test::plan_of(req);
       REQUIRE_NOTHROW(program::check_plan(plan));
@@ -81,7 +82,7 @@ TEST_CASE("collectives::Tree: binomial broadcast takes ceil(log2 p)·(α + n·β
       INFO("p = " << p << ", n = " << n);
       const double expected_s = ceil_log2(p) * (test::kAlpha_s + n * test::kBeta_sPerB);
       for (auto op : {CollectiveOp::Broadcast, CollectiveOp::Reduce})
-        CHECK(test::simulated_s(test::ideal_switch(p), test::collective(op, CollectiveAlgorithm::Tree, p, n)) ==
+        CHECK(test::simulated_s(test::ideal_switch(p), test::collective(op, clearfog::collectives::collective_algorithm("tree"), p, n)) ==
               Approx(expected_s).epsilon(5e-3));
     }
 }
@@ -92,7 +93,7 @@ TEST_CASE("collectives::Tree: two ranks' double binary tree takes (k + 1)·(α +
   // (2c on its link, c = n/(2k)); round k sends the last chunk down. Time
   // (k+1)·(α + o) + (2 + 2(k-1))·c·β = (k+1)·(α + o) + n·β.
   const double n = 64e6;
-  auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Tree, 2, n);
+  auto req = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("tree"), 2, n);
   req.chunk_B = 1e6;
   req.step_overhead_s = 2e-6;
   const int k = static_cast<int>(std::ceil(n / 2 / req.chunk_B));
@@ -109,7 +110,7 @@ TEST_CASE("collectives::Tree: double binary tree all_reduce between its round bo
   const double n = 64e6;
   const double chunk_B = 0.5e6;
   for (int p : {4, 8}) {
-    auto req = test::collective(CollectiveOp::AllReduce, CollectiveAlgorithm::Tree, p, n);
+    auto req = test::collective(CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("tree"), p, n);
     req.chunk_B = chunk_B;
     const int k = static_cast<int>(std::ceil(n / 2 / chunk_B));
     const int depth = ceil_log2(p);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "config/DocumentReader.hpp"
 #include "core/Errors.hpp"
@@ -226,23 +227,26 @@ TEST_CASE("config::Loader: the collective algorithm needs what the platform offe
     const auto diags = diagnostics_of([&] { load_scenario(file); });
     REQUIRE(diags.size() == 1);
     check_diagnostic(diags[0], file, 10, 14, "collectives.algorithm",
-                     "NVLS/in-switch reduction needs a switch that reduces; platform \"PCIe test box\" declares "
-                     "none (node.in_switch_reduction: false)");
+                     "in-switch cannot run any of this scenario's collectives on platform \"PCIe test box\": the "
+                     "data-parallel group (parallelism.dp 4): it reduces in the node's switch, and the node has no "
+                     "switch that reduces (node.in_switch_reduction: false)");
   }
   SECTION("hierarchical collectives on one node") {
     const auto file = fixture("bad/hierarchical_one_node.yaml");
     const auto diags = diagnostics_of([&] { load_scenario(file); });
     REQUIRE(diags.size() == 1);
     check_diagnostic(diags[0], file, 10, 14, "collectives.algorithm",
-                     "hierarchical collectives need several nodes; platform \"Test box\" has one (fabric.nodes: 1)");
+                     "hierarchical cannot run any of this scenario's collectives on platform \"Test box\": the "
+                     "data-parallel group (parallelism.dp 4): it works inside each node, then across the nodes, and "
+                     "the group is on one node");
   }
   SECTION("algorithm and fidelity are built into the scenario") {
     const auto s = load_scenario(fixture("good/scenario.yaml"), {parse_override("collectives.algorithm=tree"),
                                                                  parse_override("collectives.fidelity=fluid")});
-    CHECK(s.collectives.algorithm == CollectiveAlgorithm::Tree);
+    CHECK(s.collectives.algorithm == clearfog::collectives::collective_algorithm("tree"));
     CHECK(s.collectives.fidelity == Fidelity::Fluid);
     const auto defaults = load_scenario(fixture("good/scenario.yaml"));
-    CHECK(defaults.collectives.algorithm == CollectiveAlgorithm::Nccl);
+    CHECK(defaults.collectives.algorithm == clearfog::config::CollectiveAlgorithm::nccl());
     CHECK(defaults.collectives.fidelity == Fidelity::Step);
   }
 }

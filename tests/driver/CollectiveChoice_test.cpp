@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "driver/CollectiveChoice.hpp"
 
@@ -58,18 +59,18 @@ TEST_CASE("driver::choose_collective: explicit algorithms where they can run, nc
   const auto h100 = platform("dgx-h100-cluster.yaml");
   // In-switch inside one node: kept, with NVLS's 16 channels.
   const auto in_node = driver::choose_collective(h100, CollectiveOp::AllReduce, first(8), 1 << 30,
-                                                 CollectiveAlgorithm::InSwitch);
-  CHECK(in_node.algorithm == CollectiveAlgorithm::InSwitch);
+                                                 clearfog::collectives::collective_algorithm("in-switch"));
+  CHECK(in_node.algorithm == clearfog::collectives::collective_algorithm("in-switch"));
   CHECK(in_node.channels == 16);
   // Across nodes it cannot run: the collective takes NCCL's choice instead.
-  CHECK_FALSE(driver::can_run(h100, CollectiveOp::AllReduce, first(16), CollectiveAlgorithm::InSwitch));
+  CHECK_FALSE(driver::can_run(h100, CollectiveOp::AllReduce, first(16), clearfog::collectives::collective_algorithm("in-switch")));
   const auto across = driver::choose_collective(h100, CollectiveOp::AllReduce, first(16), 1 << 30,
-                                                CollectiveAlgorithm::InSwitch);
-  CHECK(across.algorithm != CollectiveAlgorithm::InSwitch);
+                                                clearfog::collectives::collective_algorithm("in-switch"));
+  CHECK(across.algorithm != clearfog::collectives::collective_algorithm("in-switch"));
   // All-to-all is point-to-point: pairwise direct, whatever was asked.
-  CHECK(driver::choose_collective(h100, CollectiveOp::AllToAll, first(8), 1 << 20, CollectiveAlgorithm::Nccl).algorithm ==
-        CollectiveAlgorithm::Direct);
-  CHECK_THROWS(driver::choose_collective(h100, CollectiveOp::AllReduce, first(8), 1 << 20, CollectiveAlgorithm::Best));
+  CHECK(driver::choose_collective(h100, CollectiveOp::AllToAll, first(8), 1 << 20, clearfog::config::CollectiveAlgorithm::nccl()).algorithm ==
+        clearfog::collectives::collective_algorithm("direct"));
+  CHECK_THROWS(driver::choose_collective(h100, CollectiveOp::AllReduce, first(8), 1 << 20, clearfog::config::CollectiveAlgorithm::best()));
 }
 
 TEST_CASE("driver::choose_collective: NCCL's estimate is of what runs, none where NCCL has no such algorithm",
@@ -79,25 +80,25 @@ TEST_CASE("driver::choose_collective: NCCL's estimate is of what runs, none wher
   const collectives::NcclTuner tuner(driver::nccl_system(cluster, members));
   const double bytes = 1 << 20;
   // NCCL's own pick: its estimate of that pick.
-  const auto own = driver::choose_collective(cluster, CollectiveOp::AllReduce, members, bytes, CollectiveAlgorithm::Nccl);
+  const auto own = driver::choose_collective(cluster, CollectiveOp::AllReduce, members, bytes, clearfog::config::CollectiveAlgorithm::nccl());
   REQUIRE(own.nccl_estimate_s.has_value());
   CHECK(*own.nccl_estimate_s == Approx(tuner.choose(CollectiveOp::AllReduce, bytes).model_time_s));
   // A protocol forced on NCCL's ring (what `--algo best` tries): NCCL's time for exactly that pair.
   for (const auto protocol : config::kAllProtocols) {
     INFO(config::protocol_name(protocol));
     const auto forced = driver::choose_collective(cluster, CollectiveOp::AllReduce, members, bytes,
-                                                  CollectiveAlgorithm::Ring, protocol);
+                                                  clearfog::collectives::collective_algorithm("ring"), protocol);
     REQUIRE(forced.nccl_estimate_s.has_value());
     CHECK(*forced.nccl_estimate_s ==
           Approx(tuner.time_s(CollectiveOp::AllReduce, collectives::NcclAlgorithm::Ring, protocol, bytes)));
   }
   // Algorithms NCCL does not have, and its point-to-point operations: no estimate, not 0.
-  for (const auto algorithm : {CollectiveAlgorithm::Direct, CollectiveAlgorithm::HalvingDoubling}) {
+  for (const auto algorithm : {clearfog::collectives::collective_algorithm("direct"), clearfog::collectives::collective_algorithm("halving-doubling")}) {
     INFO(config::collective_algorithm_name(algorithm));
     const auto c = driver::choose_collective(cluster, CollectiveOp::AllReduce, members, bytes, algorithm);
     CHECK(c.algorithm == algorithm);
     CHECK_FALSE(c.nccl_estimate_s.has_value());
   }
-  CHECK_FALSE(driver::choose_collective(cluster, CollectiveOp::SendRecv, first(2), bytes, CollectiveAlgorithm::Nccl)
+  CHECK_FALSE(driver::choose_collective(cluster, CollectiveOp::SendRecv, first(2), bytes, clearfog::config::CollectiveAlgorithm::nccl())
                   .nccl_estimate_s.has_value());
 }

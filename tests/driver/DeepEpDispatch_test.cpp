@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "driver/ScenarioRun.hpp"
 
@@ -33,7 +34,7 @@ Traffic expert_traffic(const std::string& dispatcher) {
   for (const auto& record : plan.collectives->records()) {
     if (record.op != config::CollectiveOp::AllToAll) continue;
     ++t.exchanges;
-    if (record.algorithm == config::CollectiveAlgorithm::Hierarchical) ++t.hierarchical;
+    if (record.algorithm == clearfog::collectives::collective_algorithm("hierarchical")) ++t.hierarchical;
     for (const auto& range : record.ops) {
       const auto& program = plan.step.plan.ranks[static_cast<std::size_t>(range.rank)];
       for (program::OpIndex op = range.first; op < range.end; ++op)

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "driver/CollectiveRun.hpp"
 #include "support/TopologyPlatforms.hpp"
 
@@ -18,7 +19,7 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 double ring_time_s(const topology::ClusterTopology& c, CollectiveOp op, config::Fidelity fidelity, double bytes) {
-  const driver::CollectiveCase k{op, CollectiveAlgorithm::Ring, std::nullopt, fidelity, c.device_count(), bytes, {}};
+  const driver::CollectiveCase k{op, clearfog::collectives::collective_algorithm("ring"), std::nullopt, fidelity, c.device_count(), bytes, {}};
   return driver::measure_collective(c, k).time_s;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "driver/CollectiveRun.hpp"
 #include "engine/ForkedRun.hpp"
 #include "support/TestPlatforms.hpp"
@@ -59,7 +60,7 @@ TEST_CASE("engine::simulate: a multi-node fluid ring merges its channels' identi
   const auto cluster = topology::ClusterTopology::build(
       test::fat_tree_cluster(4, 8, {300e9, 1e-6}, 8, {25e9, 2e-6}, {50e9, 0.5e-6}));
   driver::CollectiveCase c;
-  c.algorithm = config::CollectiveAlgorithm::Ring;
+  c.algorithm = clearfog::collectives::collective_algorithm("ring");
   c.fidelity = config::Fidelity::Fluid;
   c.ranks = 32;
   c.bytes = 256e6;

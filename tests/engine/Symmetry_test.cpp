@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "support/ReplayTimes.hpp"
 #include "support/TopologyPlatforms.hpp"
 
@@ -32,7 +33,7 @@ config::ScenarioSpec scenario(config::PlatformSpec platform, int tp, int pp, int
   s.parallelism.pp = pp;
   s.parallelism.dp = dp;
   s.collectives.fidelity = config::Fidelity::Fluid;
-  s.collectives.algorithm = config::CollectiveAlgorithm::Ring;
+  s.collectives.algorithm = clearfog::collectives::collective_algorithm("ring");
   s.granularity = config::Granularity::Chunk;
   return s;
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedRun.hpp"
@@ -150,7 +151,7 @@ TEST_CASE("interop::import_chakra: DeepEP's de-duplicated all-to-alls come back 
     if (r.op == config::CollectiveOp::AllToAll) planned_shares.push_back(r.network_share);
   for (const auto& r : back.collectives->records())
     if (r.op == config::CollectiveOp::AllToAll) {
-      CHECK(r.algorithm == config::CollectiveAlgorithm::Hierarchical);
+      CHECK(r.algorithm == clearfog::collectives::collective_algorithm("hierarchical"));
       imported_shares.push_back(r.network_share);
     }
   REQUIRE(!planned_shares.empty());

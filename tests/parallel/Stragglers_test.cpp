@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedRun.hpp"
 #include "parallel/Stragglers.hpp"
@@ -52,7 +53,7 @@ config::ScenarioSpec data_parallel() {
   s.training.overlap_grad_reduce = false;
   s.framework.ddp = config::DdpFlavour::Local;
   s.parallelism.dp = 8;
-  s.collectives.algorithm = config::CollectiveAlgorithm::Ring;
+  s.collectives.algorithm = clearfog::collectives::collective_algorithm("ring");
   return s;
 }
 

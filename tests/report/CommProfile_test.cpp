@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "driver/ScenarioRun.hpp"
 #include "engine/ForkedRun.hpp"
 #include "report/CommProfile.hpp"
@@ -26,7 +27,7 @@ config::ScenarioSpec layout(int tp, int pp, int dp, int micro_batches) {
   s.parallelism.tp = tp;
   s.parallelism.pp = pp;
   s.parallelism.dp = dp;
-  s.collectives.algorithm = config::CollectiveAlgorithm::Ring;
+  s.collectives.algorithm = clearfog::collectives::collective_algorithm("ring");
   return s;
 }
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "driver/CollectiveRun.hpp"
 
@@ -32,9 +33,8 @@ TEST_CASE("tutorial 3: a ring over 64 GPUs is latency-bound below a megabyte —
   const auto cluster = topology::ClusterTopology::build(spec);
   const int n = cluster.device_count();
   REQUIRE(n == 64);
-  using Algo = config::CollectiveAlgorithm;
-  const auto ring_1k = all_reduce(cluster, Algo::Ring, KiB);
-  const auto ring_64k = all_reduce(cluster, Algo::Ring, 64 * KiB);
+  const auto ring_1k = all_reduce(cluster, collectives::collective_algorithm("ring"), KiB);
+  const auto ring_64k = all_reduce(cluster, collectives::collective_algorithm("ring"), 64 * KiB);
 
   // Q1: 2(n-1) steps, each at least one route's latency; 63 KiB more adds at most its bytes twice
   // over one NIC (the α–β model's β term with a single channel).
@@ -45,10 +45,10 @@ TEST_CASE("tutorial 3: a ring over 64 GPUs is latency-bound below a megabyte —
   // Q2: the tree's depth is logarithmic across nodes, the ring's steps linear in n.
   for (const double bytes : {KiB, 64 * KiB, 1 * MiB}) {
     INFO(bytes << " B");
-    CHECK(all_reduce(cluster, Algo::Tree, bytes).time_s < all_reduce(cluster, Algo::Ring, bytes).time_s);
+    CHECK(all_reduce(cluster, collectives::collective_algorithm("tree"), bytes).time_s < all_reduce(cluster, collectives::collective_algorithm("ring"), bytes).time_s);
   }
-  const auto ring_1g = all_reduce(cluster, Algo::Ring, GiB);
-  CHECK(ring_1g.time_s < all_reduce(cluster, Algo::Tree, GiB).time_s);
+  const auto ring_1g = all_reduce(cluster, collectives::collective_algorithm("ring"), GiB);
+  CHECK(ring_1g.time_s < all_reduce(cluster, collectives::collective_algorithm("tree"), GiB).time_s);
 
   // Q3: every ring crosses each node boundary once, so a node's eight NICs carry the ring together:
   // busbw exceeds one NIC and stays within eight.
@@ -65,8 +65,8 @@ TEST_CASE("tutorial 3: NVLS on a DGX H100 beats the ring by 2(n-1)/n times the e
   const auto spec = platform("dgx-h100.yaml");
   const auto cluster = topology::ClusterTopology::build(spec);
   const int n = cluster.device_count();
-  const auto ring = all_reduce(cluster, config::CollectiveAlgorithm::Ring, GiB);
-  const auto nvls = all_reduce(cluster, config::CollectiveAlgorithm::InSwitch, GiB);
+  const auto ring = all_reduce(cluster, clearfog::collectives::collective_algorithm("ring"), GiB);
+  const auto nvls = all_reduce(cluster, clearfog::collectives::collective_algorithm("in-switch"), GiB);
   const double expected = 2.0 * (n - 1) / n * spec.collectives.in_switch_efficiency / spec.collectives.simple.efficiency;
   CHECK(nvls.busbw_Bps / ring.busbw_Bps == Approx(expected).epsilon(0.05));
   CHECK(nvls.time_s < ring.time_s);

@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "driver/CollectiveRun.hpp"
 
@@ -70,11 +71,11 @@ Exchange simulate(double copy_efficiency, double ranks, double bytes_per_element
       {config::parse_override(fmt::format("collectives.intra_node.copy_efficiency={}", copy_efficiency))});
   const auto cluster = topology::ClusterTopology::build(platform);
   const Routing r(ranks);
-  driver::CollectiveCase k{config::CollectiveOp::AllToAll, config::CollectiveAlgorithm::Hierarchical,
+  driver::CollectiveCase k{config::CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("hierarchical"),
                            std::nullopt, config::Fidelity::Fluid, static_cast<int>(ranks),
                            r.buffer_B(bytes_per_element), {}, r.network_share()};
   if (r.nodes == 1) {
-    k.algorithm = config::CollectiveAlgorithm::Direct;  // one node: every token goes straight to its GPUs
+    k.algorithm = clearfog::collectives::collective_algorithm("direct");  // one node: every token goes straight to its GPUs
     k.network_share = 1;
   }
   const double t = driver::measure_collective(cluster, k).time_s;

@@ -2,6 +2,7 @@
 // 24 GB/s usable each, rail-optimized) against what NCCL users report (shared/reference/nccl_misc.md).
 #include <catch2/catch.hpp>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "driver/CollectiveRun.hpp"
 
@@ -27,7 +28,7 @@ TEST_CASE("validation::multi-node all_reduce busbw near NCCL's 192 GB/s on DGX A
   const auto c = cluster();
   const double nic_Bps = c.platform().fabric.nic.bandwidth_Bps;
   const double bound_GBps = c.platform().fabric.nic_count * nic_Bps / 1e9;
-  const auto t = measure(c, config::CollectiveOp::AllReduce, config::CollectiveAlgorithm::Ring, 32, 1024.0 * 1024 * 1024);
+  const auto t = measure(c, config::CollectiveOp::AllReduce, clearfog::collectives::collective_algorithm("ring"), 32, 1024.0 * 1024 * 1024);
   INFO("busbw " << t.busbw_Bps / 1e9 << " GB/s");
   CHECK(t.busbw_Bps / 1e9 <= bound_GBps * 1.001);
   CHECK(t.busbw_Bps / 1e9 == Approx(192.0).epsilon(0.10));
@@ -41,9 +42,9 @@ TEST_CASE("validation::multi-node all_to_all tends to N/(N-1) NICs per GPU", "[v
   const auto c = cluster();
   const double nic_GBps = c.platform().fabric.nic.bandwidth_Bps / 1e9;
   const double p = 16, nodes = 2;
-  const auto cross = measure(c, config::CollectiveOp::AllToAll, config::CollectiveAlgorithm::Direct, 16, 1024.0 * 1024 * 1024);
+  const auto cross = measure(c, config::CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("direct"), 16, 1024.0 * 1024 * 1024);
   CHECK(cross.busbw_Bps / 1e9 == Approx(nodes / (nodes - 1) * nic_GBps * (p - 1) / p).epsilon(0.02));
   // Inside one node the same all-to-all runs at NVLink speed, an order of magnitude faster.
-  const auto inside = measure(c, config::CollectiveOp::AllToAll, config::CollectiveAlgorithm::Direct, 8, 1024.0 * 1024 * 1024);
+  const auto inside = measure(c, config::CollectiveOp::AllToAll, clearfog::collectives::collective_algorithm("direct"), 8, 1024.0 * 1024 * 1024);
   CHECK(inside.busbw_Bps > 5 * cross.busbw_Bps);
 }

@@ -37,7 +37,7 @@ std::vector<Row> read_reference() {
 
 /// The default algorithm (nccl: NCCL's own choice of algorithm, protocol and channels).
 double simulated_busbw_GBps(const topology::ClusterTopology& cluster, double bytes) {
-  const driver::CollectiveCase c{config::CollectiveOp::AllReduce, config::CollectiveAlgorithm::Nccl, std::nullopt,
+  const driver::CollectiveCase c{config::CollectiveOp::AllReduce, clearfog::config::CollectiveAlgorithm::nccl(), std::nullopt,
                                  config::Fidelity::Step, 8, bytes, {}};
   return driver::measure_collective(cluster, c).busbw_Bps / 1e9;
 }

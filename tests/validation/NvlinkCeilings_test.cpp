@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "driver/CollectiveRun.hpp"
 
@@ -23,7 +24,7 @@ topology::ClusterTopology platform(const std::string& file) {
 }
 
 double busbw_GBps(const topology::ClusterTopology& c, CollectiveOp op, double bytes,
-                  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Nccl) {
+                  CollectiveAlgorithm algorithm = clearfog::config::CollectiveAlgorithm::nccl()) {
   const driver::CollectiveCase k{op, algorithm, std::nullopt, config::Fidelity::Step, c.device_count(), bytes, {}};
   return driver::measure_collective(c, k).busbw_Bps / 1e9;
 }
@@ -37,7 +38,7 @@ TEST_CASE("validation::H100 NVLink4 ceilings within 10 % from 1 GiB", "[validati
   for (double bytes : {kGiB, 4 * kGiB}) {
     INFO(bytes << " B");
     CHECK(busbw_GBps(h100, CollectiveOp::AllReduce, bytes) == Approx(480).epsilon(0.10));
-    CHECK(busbw_GBps(h100, CollectiveOp::AllReduce, bytes, CollectiveAlgorithm::Ring) == Approx(370).epsilon(0.10));
+    CHECK(busbw_GBps(h100, CollectiveOp::AllReduce, bytes, clearfog::collectives::collective_algorithm("ring")) == Approx(370).epsilon(0.10));
     CHECK(busbw_GBps(h100, CollectiveOp::AllGather, bytes) == Approx(370).epsilon(0.10));
     CHECK(busbw_GBps(h100, CollectiveOp::ReduceScatter, bytes) == Approx(370).epsilon(0.10));
     CHECK(busbw_GBps(h100, CollectiveOp::AllToAll, bytes) == Approx(370).epsilon(0.10));
