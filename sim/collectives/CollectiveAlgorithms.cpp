@@ -8,6 +8,7 @@
 #include "collectives/Hierarchical.hpp"
 #include "collectives/InSwitch.hpp"
 #include "collectives/NvlsTree.hpp"
+#include "collectives/Pat.hpp"
 #include "collectives/Ring.hpp"
 #include "collectives/Tree.hpp"
 #include "core/Errors.hpp"
@@ -18,6 +19,7 @@ const std::vector<const CollectiveAlgorithmType*>& collective_algorithm_types() 
   static const std::vector<const CollectiveAlgorithmType*> all = {
       &ring_algorithm(),         &tree_algorithm(),      &halving_doubling_algorithm(), &direct_algorithm(),
       &hierarchical_algorithm(), &in_switch_algorithm(), &nvls_tree_algorithm(),
+      &pat_algorithm(),
   };
   return all;
 }
