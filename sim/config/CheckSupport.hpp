@@ -1,6 +1,7 @@
 #pragma once
 // What the cross-key checks share: reporting a problem at a key, and the dtypes an accelerator
 // document declares.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,12 @@ void check_conditions(const ConfigDocument& doc, std::vector<Diagnostic>& out);
 /// The value of `path` when it is given or defaulted (not derived) and every condition of its key
 /// holds; nullptr otherwise, so that checks never judge a value that is not used.
 const ConfigValue* used(const ConfigDocument& doc, std::string_view path);
+/// "1, 2, 4, 8": the divisors of `n`, for messages that ask for one.
+std::string divisors_text(std::int64_t n);
+/// A list of factors (`what`: "dimensions", "levels") whose product must be `expected`
+/// (node.devices or fabric.nodes), reported at the list.
+void check_product(const ConfigValue& factors, std::string_view what, std::int64_t expected,
+                   std::string_view expected_key, std::vector<Diagnostic>& out);
 /// The dtypes an accelerator document gives a peak for, in kAllDTypes order.
 std::vector<std::string> supported_dtypes(const ConfigDocument& accelerator);
 

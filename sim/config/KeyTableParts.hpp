@@ -29,6 +29,10 @@ Enum value_named(const std::array<Enum, N>& all, NameOf name_of, const std::stri
   throw std::logic_error("no enum value named " + text);
 }
 
+/// A bandwidth (per direction, > 0) and a latency (>= 0) key, used only with `only_with`.
+KeySpec bandwidth_key(std::string path, std::string description, std::vector<Condition> only_with = {});
+KeySpec latency_key(std::string path, std::string description, std::vector<Condition> only_with = {});
+
 KeyTable make_accelerator_table();
 KeyTable make_platform_table();
 KeyTable make_workload_table();

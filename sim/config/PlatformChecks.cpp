@@ -1,3 +1,4 @@
+#include "config/NodeTopologySchema.hpp"
 #include "config/PlatformChecks.hpp"
 
 #include <algorithm>
@@ -39,168 +40,14 @@ std::string product_text(const ConfigValue& list) {
   return fmt::format("{}", fmt::join(factors, "*"));
 }
 
-/// "1, 2, 4, 8".
-std::string divisors_text(std::int64_t n) {
-  std::vector<std::int64_t> divisors;
-  for (std::int64_t d = 1; d <= n; ++d)
-    if (n % d == 0) divisors.push_back(d);
-  return fmt::format("{}", fmt::join(divisors, ", "));
-}
-
-std::string device_name(std::int64_t i) { return fmt::format("dev{}", i); }
-
-/// Whether `name` is spelt like a device: "dev" and digits.
-bool looks_like_device(std::string_view name) {
-  return name.size() > 3 && name.starts_with("dev") &&
-         std::all_of(name.begin() + 3, name.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-/// Union-find over the vertices of a custom node (the topology module's graphs are not used here:
-/// config depends on core only).
-class UnionFind {
-public:
-  explicit UnionFind(std::size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), std::size_t{0}); }
-  std::size_t find(std::size_t v) {
-    while (parent_[v] != v) v = parent_[v] = parent_[parent_[v]];
-    return v;
-  }
-  void join(std::size_t a, std::size_t b) { parent_[find(a)] = find(b); }
-
-private:
-  std::vector<std::size_t> parent_;
-};
-
 // ---- Platform: the node -------------------------------------------------------------------------
 
-/// A list of factors (`what`: "dimensions", "levels") whose product must be `expected`
-/// (node.devices or fabric.nodes).
-void check_product(const ConfigValue& factors, std::string_view what, std::int64_t expected,
-                   std::string_view expected_key, std::vector<Diagnostic>& out) {
-  if (factors.as_list().empty()) {
-    report_at(factors, fmt::format("give at least one entry; the product of the {} must be {} {}", what,
-                                   expected_key, expected),
-              out);
-    return;
-  }
-  const auto p = product(factors);
-  if (p != expected)
-    report_at(factors,
-              fmt::format("the product of the {} {} = {} must equal {} {}", what, product_text(factors),
-                          p ? std::to_string(*p) : "more than 2^63", expected_key, expected),
-              out);
-}
-
-void check_custom_node(const ConfigDocument& doc, std::int64_t devices, std::vector<Diagnostic>& out) {
-  const ConfigValue* switches = used(doc, "node.custom.switches");
-  const ConfigValue* edges = used(doc, "node.custom.edges");
-  if (!switches || !edges) return;
-
-  // Vertices: dev0 ... dev<n-1>, then the switches.
-  std::map<std::string, std::size_t, std::less<>> vertex;
-  for (std::int64_t i = 0; i < devices; ++i) vertex.emplace(device_name(i), vertex.size());
-  std::vector<std::string> switch_names;
-  for (const ConfigValue& s : switches->as_list()) {
-    const std::string& name = s.as_string();
-    if (looks_like_device(name))
-      report_at(s, fmt::format("\"{}\" is spelt like a device; devices are dev0 ... dev{}, name switches otherwise "
-                               "(sw0, pcie0, ...)",
-                               name, devices - 1),
-                out);
-    else if (!vertex.emplace(name, vertex.size()).second)
-      report_at(s, fmt::format("switch \"{}\" is declared twice", name), out);
-    else
-      switch_names.push_back(name);
-  }
-  // "dev0, dev1, sw0" or "dev0 ... dev63, sw0".
-  std::vector<std::string> valid{device_name(0)};
-  if (devices > 4) valid.push_back("...");
-  for (std::int64_t i = devices > 4 ? devices - 1 : 1; i < devices; ++i) valid.push_back(device_name(i));
-  valid.insert(valid.end(), switch_names.begin(), switch_names.end());
-  const std::string valid_names = fmt::format("{}", fmt::join(valid, ", "));
-
-  UnionFind components(vertex.size());
-  std::map<std::pair<std::size_t, std::size_t>, const ConfigValue*> joined;  // each pair joined once
-  for (const ConfigValue& edge : edges->as_list()) {
-    const ConfigValue* from = edge.field("from");
-    const ConfigValue* to = edge.field("to");
-    bool known = true;
-    for (const ConfigValue* end : {from, to})
-      if (!vertex.count(end->as_string())) {
-        report_at(*end, fmt::format("unknown device or switch \"{}\"; allowed: {}", end->as_string(), valid_names),
-                  out);
-        known = false;
-      }
-    if (!known) continue;
-    if (from->as_string() == to->as_string()) {
-      report_at(edge, fmt::format("the edge joins \"{}\" to itself; an edge joins two different vertices",
-                                  from->as_string()),
-                out);
-      continue;
-    }
-    const std::size_t a = vertex.find(from->as_string())->second;
-    const std::size_t b = vertex.find(to->as_string())->second;
-    if (const auto [first, added] = joined.emplace(std::minmax(a, b), &edge); !added) {
-      report_at(edge,
-                fmt::format("\"{}\" and \"{}\" are already joined by {}; join a pair by one edge (with the sum of "
-                            "the bandwidths)",
-                            from->as_string(), to->as_string(), first->second->key),
-                out);
-      continue;
-    }
-    components.join(a, b);
-  }
-
-  std::vector<std::string> unreachable;
-  for (std::int64_t i = 1; i < devices; ++i)
-    if (components.find(static_cast<std::size_t>(i)) != components.find(0)) unreachable.push_back(device_name(i));
-  if (!unreachable.empty())
-    report_at(*edges,
-              fmt::format("{} {} not reachable from dev0; every device must be joined to the others by edges",
-                          fmt::join(unreachable, ", "), unreachable.size() == 1 ? "is" : "are"),
-              out);
-}
 
 void check_node(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   const ConfigValue* devices_value = doc.find("node.devices");
   const ConfigValue* topology_value = doc.find("node.topology");
   if (!devices_value || !topology_value) return;
-  const std::int64_t devices = devices_value->as_integer();
-  const NodeTopology topology = *parse_node_topology(topology_value->as_string());
-
-  switch (topology) {
-    case NodeTopology::HybridCubeMesh:
-      if (devices != 8)
-        report_at(*devices_value,
-                  fmt::format("topology hybrid-cube-mesh joins exactly 8 devices (the DGX-1 layout), got {}; "
-                              "use custom for other layouts",
-                              devices),
-                  out);
-      break;
-    case NodeTopology::PcieTree:
-      if (const ConfigValue* switches = used(doc, "node.pcie.switches"); switches && devices % switches->as_integer())
-        report_at(*switches,
-                  fmt::format("{} devices cannot be spread evenly over {} PCIe switches; allowed: a divisor of {} "
-                              "({})",
-                              devices, switches->as_integer(), devices, divisors_text(devices)),
-                  out);
-      break;
-    case NodeTopology::Torus:
-      if (const ConfigValue* dims = used(doc, "node.torus.dims")) {
-        if (const std::size_t n = dims->as_list().size(); n == 2 || n == 3)
-          check_product(*dims, "dimensions", devices, "node.devices", out);
-        else
-          report_at(*dims,
-                    fmt::format("a torus node has 2 or 3 dimensions, got {}; e.g. [8, 8] or [4, 4, 4] (product "
-                                "node.devices {})",
-                                n, devices),
-                    out);
-      }
-      break;
-    case NodeTopology::Custom: check_custom_node(doc, devices, out); break;
-    case NodeTopology::Switch:
-    case NodeTopology::Ring:
-    case NodeTopology::FullMesh: break;
-  }
+  parse_node_topology(topology_value->as_string())->schema().check(doc, devices_value->as_integer(), out);
 }
 
 // ---- Platform: the fabric -----------------------------------------------------------------------
@@ -396,6 +243,30 @@ void check_platform(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   check_degraded_nics(doc, out);
   check_mixed(doc, out);
   check_interference(doc, out);
+}
+
+std::string divisors_text(std::int64_t n) {
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = 1; d <= n; ++d)
+    if (n % d == 0) divisors.push_back(d);
+  return fmt::format("{}", fmt::join(divisors, ", "));
+}
+
+
+void check_product(const ConfigValue& factors, std::string_view what, std::int64_t expected,
+                   std::string_view expected_key, std::vector<Diagnostic>& out) {
+  if (factors.as_list().empty()) {
+    report_at(factors, fmt::format("give at least one entry; the product of the {} must be {} {}", what,
+                                   expected_key, expected),
+              out);
+    return;
+  }
+  const auto p = product(factors);
+  if (p != expected)
+    report_at(factors,
+              fmt::format("the product of the {} {} = {} must equal {} {}", what, product_text(factors),
+                          p ? std::to_string(*p) : "more than 2^63", expected_key, expected),
+              out);
 }
 
 }  // namespace clearfog::config

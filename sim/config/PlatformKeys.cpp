@@ -1,29 +1,18 @@
 // Every key of a platform file, declared once.
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "config/FrameworkRegistry.hpp"
 #include "config/KeyTableParts.hpp"
+#include "config/NodeTopologySchema.hpp"
 #include "config/PlatformSpec.hpp"
 
 namespace clearfog::config {
 
 using units::Dimension;
 
-namespace {
-
-std::string name_of(NodeTopology t) { return std::string(node_topology_name(t)); }
-std::string name_of(FabricTopology t) { return std::string(fabric_topology_name(t)); }
-
-/// node.topology is `t`.
-Condition node_is(NodeTopology t) { return Condition::one_of("node.topology", {name_of(t)}); }
-
-/// Several nodes: every fabric key but fabric.nodes is used only then.
-Condition several_nodes() { return Condition::greater("fabric.nodes", 1); }
-
-/// fabric.topology is `t` (and there is a fabric).
-std::vector<Condition> fabric_is(FabricTopology t) {
-  return {several_nodes(), Condition::one_of("fabric.topology", {name_of(t)})};
-}
-
-KeySpec bandwidth(std::string path, std::string description, std::vector<Condition> only_with = {}) {
+KeySpec bandwidth_key(std::string path, std::string description, std::vector<Condition> only_with) {
   return {.path = std::move(path),
           .type = KeyType::Quantity,
           .dimension = Dimension::Bandwidth,
@@ -32,13 +21,54 @@ KeySpec bandwidth(std::string path, std::string description, std::vector<Conditi
           .only_with = std::move(only_with)};
 }
 
-KeySpec latency(std::string path, std::string description, std::vector<Condition> only_with = {}) {
+KeySpec latency_key(std::string path, std::string description, std::vector<Condition> only_with) {
   return {.path = std::move(path),
           .type = KeyType::Quantity,
           .dimension = Dimension::Time,
           .constraint = Constraint::NonNegative,
           .description = std::move(description),
           .only_with = std::move(only_with)};
+}
+
+
+namespace {
+
+std::string name_of(FabricTopology t) { return std::string(fabric_topology_name(t)); }
+
+/// The kinds of node topology for which `holds` is true, by name.
+template <typename Holds>
+std::vector<std::string> node_kinds(Holds holds) {
+  std::vector<std::string> names;
+  for (const auto* kind : node_topology_schemas())
+    if (holds(*kind)) names.emplace_back(kind->name());
+  return names;
+}
+
+/// node.topology's reference: each kind's summary.
+std::string node_topology_description() {
+  std::string text = "How the devices of a node are joined.";
+  for (const auto* kind : node_topology_schemas()) text += fmt::format(" {}: {};", kind->name(), kind->summary());
+  text.back() = '.';
+  return text;
+}
+
+/// Each kind's own keys, used only with that kind.
+std::vector<KeySpec> node_kind_keys() {
+  std::vector<KeySpec> keys;
+  for (const auto* kind : node_topology_schemas())
+    for (KeySpec key : kind->keys()) {
+      key.only_with.push_back(Condition::one_of("node.topology", {std::string(kind->name())}));
+      keys.push_back(std::move(key));
+    }
+  return keys;
+}
+
+/// Several nodes: every fabric key but fabric.nodes is used only then.
+Condition several_nodes() { return Condition::greater("fabric.nodes", 1); }
+
+/// fabric.topology is `t` (and there is a fabric).
+std::vector<Condition> fabric_is(FabricTopology t) {
+  return {several_nodes(), Condition::one_of("fabric.topology", {name_of(t)})};
 }
 
 /// A dragonfly count (SimGrid's DragonflyParams): required with a dragonfly fabric.
@@ -72,15 +102,9 @@ KeySpec protocol_overhead(const std::string& prefix, const std::string& what) {
           .only_with = {Condition::greater(prefix + ".efficiency", 0)}};
 }
 
-}  // namespace
-
-KeyTable make_platform_table() {
-  return KeyTable(
-      DocumentKind::Platform,
-      "A machine: which accelerator, how many per node and how they are joined (node), how nodes are "
-      "joined (fabric, when fabric.nodes > 1) and how closely collective libraries reach the links "
-      "(collectives). Keys that belong to one topology may only be given with that topology.",
-      {
+/// Every platform key, in reference order; the node kinds' own keys follow node.in_switch_reduction.
+std::vector<KeySpec> platform_keys() {
+  std::vector<KeySpec> keys = {
           kind_key(DocumentKind::Platform),
           {.path = "name",
            .description = "Human-readable name, e.g. \"DGX A100 cluster ({fabric.nodes} nodes)\". A {key} in it "
@@ -122,71 +146,30 @@ KeyTable make_platform_table() {
            .description = "Accelerators per node; named dev0 ... dev<n-1> in node.custom.edges."},
           {.path = "node.topology",
            .type = KeyType::Enum,
-           .choices = names(kAllNodeTopologies, node_topology_name),
+           .choices = node_kinds([](const NodeTopologySchema&) { return true; }),
            .presence = Presence::Defaulted,
-           .default_text = name_of(NodeTopology::Switch),
-           .description = "How the devices of a node are joined. switch: every device has one "
-                          "full-bandwidth port to a non-blocking switch (NVSwitch); hybrid-cube-mesh: "
-                          "DGX-1's 8 GPUs, NVLink bricks between some pairs; pcie-tree: devices under "
-                          "PCIe switches under one host bridge; ring: a bidirectional ring (IPU-Links); "
-                          "full-mesh: a direct link between every pair; torus: a 2D/3D torus with "
-                          "wrap-around links (TPU ICI); custom: the edges of node.custom.edges."},
-          bandwidth("node.link.bandwidth",
-                    "Bandwidth per direction of one link. switch: a device's port to the switch; ring, "
-                    "full-mesh, torus: one device-to-device link; hybrid-cube-mesh: one NVLink brick "
-                    "(pairs joined by two bricks get twice this); pcie-tree: a device's link to its "
-                    "PCIe switch.",
-                    {Condition::none_of("node.topology", {name_of(NodeTopology::Custom)})}),
-          latency("node.link.latency",
-                  "Latency of one link (as for bandwidth); a switched device-to-device route crosses two.",
-                  {Condition::none_of("node.topology", {name_of(NodeTopology::Custom)})}),
+           .default_text = std::string(NodeTopology().name()),
+           .description = node_topology_description()},
+          bandwidth_key("node.link.bandwidth",
+                        "Bandwidth per direction of one link, as the kind uses it: switch: a device's port to the "
+                        "switch; hybrid-cube-mesh: one NVLink brick (pairs joined by two bricks get twice this); "
+                        "pcie-tree: a device's link to its PCIe switch; the other kinds: one device-to-device link.",
+                        {Condition::none_of("node.topology", node_kinds([](const NodeTopologySchema& k) {
+                                              return !k.uses_node_link();
+                                            }))}),
+          latency_key("node.link.latency",
+                      "Latency of one link (as for bandwidth); a switched device-to-device route crosses two.",
+                      {Condition::none_of("node.topology", node_kinds([](const NodeTopologySchema& k) {
+                                            return !k.uses_node_link();
+                                          }))}),
           {.path = "node.in_switch_reduction",
            .type = KeyType::Bool,
            .presence = Presence::Defaulted,
            .default_text = "false",
            .description = "The switch can reduce data sent to it (NVLink SHARP / NVLS on H100's "
                           "NVSwitch); allows collectives.algorithm: in-switch.",
-           .only_with = {node_is(NodeTopology::Switch)}},
-          {.path = "node.pcie.switches",
-           .type = KeyType::Integer,
-           .constraint = Constraint::AtLeastOne,
-           .counts = "PCIe switches",
-           .description = "PCIe switches under the host bridge; devices are spread evenly over them, "
-                          "so the number must divide node.devices.",
-           .only_with = {node_is(NodeTopology::PcieTree)}},
-          bandwidth("node.pcie.uplink.bandwidth",
-                    "Bandwidth per direction of a PCIe switch's link to the host bridge.",
-                    {node_is(NodeTopology::PcieTree)}),
-          latency("node.pcie.uplink.latency", "Latency of a PCIe switch's link to the host bridge.",
-                  {node_is(NodeTopology::PcieTree)}),
-          {.path = "node.torus.dims",
-           .type = KeyType::Integer,
-           .constraint = Constraint::AtLeastOne,
-           .description = "Extent of each dimension of the torus, e.g. [4, 4, 4]; the product must be "
-                          "node.devices.",
-           .list = true,
-           .only_with = {node_is(NodeTopology::Torus)}},
-          {.path = "node.custom.switches",
-           .type = KeyType::String,
-           .presence = Presence::Defaulted,
-           .default_text = "[]",
-           .description = "Names of the vertices of node.custom.edges that are not devices (switches, "
-                          "host bridges); they must not look like a device name (dev0, dev1, ...).",
-           .list = true,
-           .only_with = {node_is(NodeTopology::Custom)}},
-          {.path = "node.custom.edges",
-           .type = KeyType::Record,
-           .description = "The links of a custom node, each full-duplex. Every device must be "
-                          "reachable from dev0.",
-           .list = true,
-           .fields =
-               {
-                   {.path = "from", .description = "One end: a device (dev0 ... dev<n-1>) or a switch name."},
-                   {.path = "to", .description = "The other end."},
-                   bandwidth("bandwidth", "Bandwidth per direction."),
-                   latency("latency", "Latency of the link."),
-               },
-           .only_with = {node_is(NodeTopology::Custom)}},
+           .only_with = {Condition::one_of("node.topology",
+                                           node_kinds([](const NodeTopologySchema& k) { return k.has_switch(); }))}},
 
           // The fabric between nodes.
           {.path = "fabric.nodes",
@@ -211,9 +194,9 @@ KeyTable make_platform_table() {
            .counts = "NICs",
            .description = "Network interfaces per node; must divide node.devices.",
            .only_with = {several_nodes()}},
-          bandwidth("fabric.nic.bandwidth", "Bandwidth of one NIC, per direction (usable, not line rate).",
+          bandwidth_key("fabric.nic.bandwidth", "Bandwidth of one NIC, per direction (usable, not line rate).",
                     {several_nodes()}),
-          latency("fabric.nic.latency", "Latency from a NIC to its fabric switch.", {several_nodes()}),
+          latency_key("fabric.nic.latency", "Latency from a NIC to its fabric switch.", {several_nodes()}),
           {.path = "fabric.rail_optimized",
            .type = KeyType::Bool,
            .presence = Presence::Defaulted,
@@ -417,7 +400,22 @@ KeyTable make_platform_table() {
            .presence = Presence::Defaulted,
            .default_text = "",
            .description = "The measurements the collectives figures are fitted to."},
-      });
+  };
+  const auto after = std::find_if(keys.begin(), keys.end(),
+                                  [](const KeySpec& k) { return k.path == "node.in_switch_reduction"; });
+  const auto kind_keys = node_kind_keys();
+  keys.insert(after + 1, kind_keys.begin(), kind_keys.end());
+  return keys;
+}
+
+}  // namespace
+
+KeyTable make_platform_table() {
+  return KeyTable(DocumentKind::Platform,
+                  "A machine: which accelerator, how many per node and how they are joined (node), how nodes are "
+                  "joined (fabric, when fabric.nodes > 1) and how closely collective libraries reach the links "
+                  "(collectives). Keys that belong to one topology may only be given with that topology.",
+                  platform_keys());
 }
 
 }  // namespace clearfog::config

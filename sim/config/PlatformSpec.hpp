@@ -3,6 +3,7 @@
 // and how well collective libraries use those links. SI units.
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,44 +11,9 @@
 
 #include "config/AcceleratorSpec.hpp"
 #include "config/CollectiveSpec.hpp"
+#include "config/NodeTopology.hpp"
 
 namespace clearfog::config {
-
-enum class NodeTopology {
-  Switch,          // NVSwitch-like: every device has one full-bandwidth port to a non-blocking switch
-  HybridCubeMesh,  // DGX-1 (V100): 8 devices, NVLink bricks between some pairs (not all adjacent)
-  PcieTree,        // devices under PCIe switches under one host bridge (root complex)
-  Ring,            // devices joined in a bidirectional ring (IPU-Links)
-  FullMesh,        // a direct link between every pair
-  Torus,           // 2D/3D torus with wrap-around links (TPU-like)
-  Custom,          // an explicit edge list
-};
-
-/// Every topology, in the order `node.topology` lists them; a new kind is added here and in
-/// node_topology_name(), and the key table, the reader and the docs pick it up.
-inline constexpr std::array<NodeTopology, 7> kAllNodeTopologies = {
-    NodeTopology::Switch, NodeTopology::HybridCubeMesh, NodeTopology::PcieTree, NodeTopology::Ring,
-    NodeTopology::FullMesh, NodeTopology::Torus, NodeTopology::Custom};
-
-/// The spelling used in `node.topology:`.
-constexpr std::string_view node_topology_name(NodeTopology t) {
-  switch (t) {
-    case NodeTopology::Switch: return "switch";
-    case NodeTopology::HybridCubeMesh: return "hybrid-cube-mesh";
-    case NodeTopology::PcieTree: return "pcie-tree";
-    case NodeTopology::Ring: return "ring";
-    case NodeTopology::FullMesh: return "full-mesh";
-    case NodeTopology::Torus: return "torus";
-    case NodeTopology::Custom: return "custom";
-  }
-  return "?";
-}
-
-constexpr std::optional<NodeTopology> parse_node_topology(std::string_view name) {
-  for (NodeTopology t : kAllNodeTopologies)
-    if (node_topology_name(t) == name) return t;
-  return std::nullopt;
-}
 
 enum class FabricTopology { FatTree, Torus, Dragonfly };
 
@@ -75,26 +41,26 @@ struct LinkSpec {
   double latency_s = 0;
 };
 
-/// An edge of a `custom` node: endpoints are devices ("dev0" … "dev<n-1>") or switch names.
-struct CustomEdge {
-  std::string from;
-  std::string to;
-  LinkSpec link;
-};
-
 struct NodeSpec {
   int devices = 0;
-  NodeTopology topology = NodeTopology::Switch;
-  /// switch: a device's port to the switch; ring, full-mesh, torus: one device-to-device link;
-  /// hybrid-cube-mesh: one NVLink brick (pairs joined by two bricks get twice the bandwidth);
-  /// pcie-tree: a device's link to its PCIe switch; custom: unused (edges carry their own).
+  NodeTopology topology;  // switch
+  /// One link, as the kind uses it: switch: a device's port to the switch; hybrid-cube-mesh: one
+  /// NVLink brick (pairs joined by two bricks get twice the bandwidth); pcie-tree: a device's link
+  /// to its PCIe switch; custom: unused; the other kinds: one device-to-device link.
   LinkSpec link;
-  bool in_switch_reduction = false;  // switch only: the switch can reduce (NVLS-like)
-  int pcie_switches = 0;             // pcie-tree: devices are spread evenly over these
-  LinkSpec pcie_uplink;              // pcie-tree: PCIe switch to host bridge
-  std::vector<int> torus_dims;       // torus: extent of each dimension, product = devices
-  std::vector<std::string> custom_switches;  // custom: names of non-device vertices
-  std::vector<CustomEdge> custom_edges;      // custom
+  bool in_switch_reduction = false;  // a kind with a switch: the switch can reduce (NVLS-like)
+  /// The kind's own parameters (its file under topology/nodes/ defines them); null where it has none.
+  std::shared_ptr<const NodeParams> params;
+
+  /// The parameters as kind `P`; throws clearfog::Error where the node holds none of that kind.
+  template <typename P>
+  [[nodiscard]] const P& params_as() const {
+    if (const auto* p = dynamic_cast<const P*>(params.get())) return *p;
+    throw_missing_params();
+  }
+
+private:
+  [[noreturn]] void throw_missing_params() const;
 };
 
 /// A NIC slower than the others (a degraded cable or port, `fabric.degraded_nics`): it moves data at

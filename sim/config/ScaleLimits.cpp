@@ -1,3 +1,4 @@
+#include "config/NodeTopologySchema.hpp"
 #include "config/ScaleLimits.hpp"
 
 #include <array>
@@ -242,19 +243,20 @@ void check_fabric_links(const ConfigDocument& doc, std::vector<Diagnostic>& out)
            out);
 }
 
-/// A full mesh joins every pair: its links grow with the square of the devices.
+/// A node's links: a full mesh joins every pair, so its links grow with the square of the devices.
 void check_node_links(const ConfigDocument& doc, std::vector<Diagnostic>& out) {
   const ConfigValue* devices = integer(doc, "node.devices");
   const ConfigValue* topology = doc.find("node.topology");
-  if (!devices || !topology || topology->as_string() != node_topology_name(NodeTopology::FullMesh)) return;
+  const auto kind = topology ? parse_node_topology(topology->as_string()) : std::nullopt;
+  if (!devices || !kind) return;
   const std::int64_t n = devices->as_integer();
-  const std::int64_t links = n * (n - 1) / 2;  // n <= kMaxNodeDevices
+  const std::int64_t links = kind->schema().link_count(n);  // n <= kMaxNodeDevices
   if (links > kMaxNodeLinks)
     report_at(*devices,
-              fmt::format("a full mesh of {} devices has {} links, too many: at most {} (a full mesh of 1024 "
+              fmt::format("a {} node of {} devices has {} links, too many: at most {} (a full mesh of 1024 "
                           "devices); this machine would need ~{} and far longer to build them (`clearfog platform "
-                          "info` on 1024 devices: 49 s, 238 MB); use a switch or a torus",
-                          n, links, kMaxNodeLinks, memory_text(static_cast<double>(links) * kBytesPerNodeLink)),
+                          "info` on a 1024-device full mesh: 49 s, 238 MB); use a switch or a torus",
+                          kind->name(), n, links, kMaxNodeLinks, memory_text(static_cast<double>(links) * kBytesPerNodeLink)),
               out);
 }
 

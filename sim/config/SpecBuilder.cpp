@@ -1,3 +1,4 @@
+#include "config/NodeTopologySchema.hpp"
 #include "config/SpecBuilder.hpp"
 
 #include <optional>
@@ -105,18 +106,7 @@ NodeSpec build_node(const ConfigDocument& document) {
   node.link = link_of(document, "node.link");
   // Keys of other topologies are rejected by the semantic checks; defaulted ones keep their default.
   node.in_switch_reduction = document.get_bool("node.in_switch_reduction");
-  if (node.topology == NodeTopology::PcieTree) {
-    node.pcie_switches = document.get_int("node.pcie.switches");
-    node.pcie_uplink = link_of(document, "node.pcie.uplink");
-  }
-  if (node.topology == NodeTopology::Torus) node.torus_dims = document.get_int_list("node.torus.dims");
-  if (node.topology == NodeTopology::Custom) {
-    node.custom_switches = document.get_string_list("node.custom.switches");
-    for (const ConfigValue& edge : document.at("node.custom.edges").as_list())
-      node.custom_edges.push_back(CustomEdge{edge.field("from")->as_string(), edge.field("to")->as_string(),
-                                             LinkSpec{edge.field("bandwidth")->as_number(),
-                                                      edge.field("latency")->as_number()}});
-  }
+  node.params = node.topology.schema().read(document);
   return node;
 }
 

@@ -8,6 +8,7 @@
 #include "collectives/Collective.hpp"
 #include "collectives/CollectiveAlgorithmType.hpp"
 #include "core/Errors.hpp"
+#include "topology/NodeTopologyType.hpp"
 
 namespace clearfog::driver {
 namespace {
@@ -82,7 +83,7 @@ collectives::NcclSystem nccl_system(const topology::ClusterTopology& cluster, co
   for (int m : members) nodes.insert(cluster.node_of(m));
   s.nodes = std::max<int>(1, static_cast<int>(nodes.size()));
   s.arch = nccl_arch(platform.collectives.arch);
-  s.nvlink = platform.node.topology != config::NodeTopology::PcieTree;
+  s.nvlink = topology::node_topology_type(platform.node.topology).nvlink_class();
   if (cluster.devices_per_node() > 1)
     s.gpu_GBps = (s.nvlink ? kNcclNvlinkRating : kNcclPciRating) * device_injection_Bps(cluster.node()) / 1e9;
   if (s.nodes > 1) {

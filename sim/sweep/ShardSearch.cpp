@@ -1,5 +1,6 @@
 // The sharding search (docs/dlrm.md, "Choosing the sharding"): candidates, their simulation in
 // child processes, the ranking.
+#include "config/NodeTopologySchema.hpp"
 #include "sweep/ShardSearch.hpp"
 
 #include <fmt/format.h>
@@ -193,7 +194,7 @@ workload::ShardCostInputs shard_cost_inputs(const config::ScenarioSpec& s, const
   const auto simple = driver::group_protocol(cluster, members, config::Protocol::Simple);
   // A route inside a switched node crosses two links (device, switch, device); across nodes also
   // both NICs and the fabric's links (counted as two).
-  double route_s = (p.node.topology == config::NodeTopology::Switch ? 2 : 1) * p.node.link.latency_s;
+  double route_s = (p.node.topology.schema().has_switch() ? 2 : 1) * p.node.link.latency_s;
   if (in.group > in.node_devices) route_s += 2 * (p.fabric.nic.latency_s + p.fabric.link.latency_s);
   in.exchange_overhead_s = simple->step_overhead_s + route_s;
   in.exchange_efficiency = simple->copy_efficiency;

@@ -1,3 +1,4 @@
+#include "config/NodeTopologySchema.hpp"
 #include "topology/ClusterTopology.hpp"
 
 #include <fmt/format.h>
@@ -41,8 +42,8 @@ void check_fabric(const config::PlatformSpec& platform) {
 
 ClusterTopology ClusterTopology::build(const config::PlatformSpec& platform) {
   check_fabric(platform);
-  if (platform.node.in_switch_reduction && platform.node.topology != config::NodeTopology::Switch)
-    throw Error(fmt::format("topology: node.in_switch_reduction needs a switch node, got {}",
+  if (platform.node.in_switch_reduction && !platform.node.topology.schema().has_switch())
+    throw Error(fmt::format("topology: node.in_switch_reduction needs a node with a switch, got {}",
                             config::node_topology_name(platform.node.topology)));
   ClusterTopology c;
   c.platform_ = platform;

@@ -68,7 +68,6 @@ double min_cut_Bps(const TopologyGraph& graph, const std::vector<int>& side_a, c
 Bisection node_bisection(const TopologyGraph& graph, const config::NodeSpec& node) {
   const int n = graph.device_count();
   if (n < 2) return {0, "one device"};
-  const double b = node.link.bandwidth_Bps;
   if (n <= kBisectionEnumerationMaxDevices) {
     // Halves of size n/2 (rounded down); when n is even, fixing device 0 on one side visits each
     // split once instead of twice.
@@ -91,18 +90,7 @@ Bisection node_bisection(const TopologyGraph& graph, const config::NodeSpec& nod
     } while (next_combination(chosen, n));
     return {least, fmt::format("exact: min cut over {} balanced splits", splits)};
   }
-  switch (node.topology) {
-    case config::NodeTopology::Switch: return {(n / 2) * b, "closed form: n/2 device ports"};
-    case config::NodeTopology::Ring: return {2 * b, "closed form: a ring is cut twice"};
-    case config::NodeTopology::FullMesh:
-      return {static_cast<double>(n / 2) * static_cast<double>((n + 1) / 2) * b, "closed form: (n/2)^2 links"};
-    case config::NodeTopology::Torus: {
-      const int longest = *std::max_element(node.torus_dims.begin(), node.torus_dims.end());
-      if (longest == 2) return {(n / 2) * b, "closed form: n/2 links across an extent of 2"};
-      return {2.0 * n / longest * b, "closed form: 2n/d_max links across the longest dimension"};
-    }
-    default: break;
-  }
+  if (auto closed = node_topology_type(node.topology).bisection(node)) return *closed;
   std::vector<int> first(static_cast<std::size_t>(n / 2));
   std::iota(first.begin(), first.end(), 0);
   std::vector<int> second(static_cast<std::size_t>(n - n / 2));

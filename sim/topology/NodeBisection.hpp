@@ -4,23 +4,20 @@
 #include <string>
 
 #include "config/PlatformSpec.hpp"
+#include "topology/NodeTopologyType.hpp"
 #include "topology/TopologyGraph.hpp"
 
 namespace clearfog::topology {
 
-struct Bisection {
-  double bandwidth_Bps = 0;  // one direction: each cut link counts once, with its per-direction bandwidth
-  std::string method;        // how it was obtained, for reports
-};
 
 /// Largest node for which node_bisection() enumerates every balanced split.
 inline constexpr int kBisectionEnumerationMaxDevices = 16;
 
 /// Exact for nodes of up to kBisectionEnumerationMaxDevices devices: every balanced split is
 /// enumerated and its min cut found by max-flow (Boost push-relabel). Larger nodes use the closed
-/// form of their kind: switch ⌊n/2⌋·B, ring 2·B, full-mesh ⌊n/2⌋·⌈n/2⌉·B, torus 2·n/d_max·B (n/2·B
-/// when d_max = 2, one link per pair); pcie-tree and custom nodes fall back to the max-flow of
-/// the split by index (first half against second half), an upper bound.
+/// form of their kind (NodeTopologyType::bisection: switch ⌊n/2⌋·B, ring 2·B, full-mesh
+/// ⌊n/2⌋·⌈n/2⌉·B, torus 2·n/d_max·B, n/2·B when d_max = 2, one link per pair); kinds without one
+/// fall back to the max-flow of the split by index (first half against second half), an upper bound.
 Bisection node_bisection(const TopologyGraph& graph, const config::NodeSpec& node);
 
 /// Max-flow (= min cut) between two sets of devices, one direction, switches free. B/s.

@@ -6,7 +6,8 @@
 #include <set>
 
 #include "topology/RingFamily.hpp"
-#include "topology/nodes/NodeBuilders.hpp"
+#include "topology/NodeTopologyType.hpp"
+#include "topology/nodes/TorusNode.hpp"
 
 namespace clearfog::topology {
 namespace {
@@ -59,8 +60,7 @@ std::vector<int> ring_order(const TopologyGraph& graph, const config::NodeSpec& 
     for (double threshold : thresholds)
       if (auto cycle = hamiltonian_cycle(width, threshold, kSearchBudget); !cycle.empty()) return cycle;
   }
-  if (node.topology == config::NodeTopology::Torus) return torus_snake_order(node.torus_dims);
-  return index_order;
+  return node_topology_type(node.topology).ring_order(node).value_or(index_order);
 }
 
 }  // namespace clearfog::topology

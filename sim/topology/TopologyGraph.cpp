@@ -8,7 +8,7 @@
 
 #include "core/Errors.hpp"
 #include "topology/WidestShortestRoutes.hpp"
-#include "topology/nodes/NodeBuilders.hpp"
+#include "topology/NodeTopologyType.hpp"
 
 namespace clearfog::topology {
 
@@ -43,18 +43,11 @@ TopologyGraph::TopologyGraph(NodeLayout layout) : routes_(std::make_shared<Route
 }
 
 TopologyGraph TopologyGraph::build(const config::PlatformSpec& platform) {
-  TopologyGraph t(nodes::build_node_layout(platform.node));
-  if (platform.node.topology == config::NodeTopology::Custom) {
-    // Builders of the other kinds connect every device by construction; a custom edge list may not.
-    for (int a = 0; a < t.device_count(); ++a) {
-      const RoutesFrom& r = t.routes_from(a);
-      for (int b = 0; b < t.device_count(); ++b)
-        if (!r.reachable[b])
-          throw Error(fmt::format("topology: custom node: dev{} cannot be reached from dev{} (check node.custom_edges; "
-                                  "devices forward traffic only on paths without switches)",
-                                  b, a));
-    }
-  }
+  const auto& node = platform.node;
+  if (node.devices < 1) throw Error(fmt::format("topology: node.devices must be >= 1, got {}", node.devices));
+  const NodeTopologyType& kind = node_topology_type(node.topology);
+  TopologyGraph t(kind.build(node));
+  kind.check_built(t);
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "topology/NodeTopologyType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "config/DocumentReader.hpp"
 #include "core/Errors.hpp"
@@ -226,7 +227,7 @@ TEST_CASE("config::Loader: remembers which values were given and which defaulted
   CHECK(s.training.precision == DType::bf16);
   CHECK(s.training.optimizer == Optimizer::Adam);
   CHECK(s.parallelism.tp == 1);
-  CHECK(s.platform.node.topology == NodeTopology::Switch);
+  CHECK(s.platform.node.topology == clearfog::topology::node_topology("switch"));
   CHECK(s.platform.accelerator.sram_shared_B == 0.0);
   CHECK(s.platform.accelerator.power_W == 0.0);  // absent: unknown
 }

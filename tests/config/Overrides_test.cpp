@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "topology/NodeTopologyType.hpp"
+#include "topology/nodes/CustomNode.hpp"
+#include "topology/nodes/TorusNode.hpp"
 #include "config/ConfigLoader.hpp"
 #include "core/Errors.hpp"
 #include "support/TestPlatforms.hpp"
@@ -145,8 +148,8 @@ TEST_CASE("config::Loader: overrides list keys with flow YAML", "[config]") {
   };
   SECTION("a list of integers replaces the whole list") {
     const auto p = load_platform(fixture("good/platform.yaml"), torus("[2,2,2]"));
-    CHECK(p.node.topology == NodeTopology::Torus);
-    CHECK(p.node.torus_dims == std::vector<int>{2, 2, 2});
+    CHECK(p.node.topology == clearfog::topology::node_topology("torus"));
+    CHECK(p.node.params_as<topology::nodes::GridParams>().dims == std::vector<int>{2, 2, 2});
   }
   SECTION("a bad element is named with its index") {
     const auto diags = diagnostics_of([&] { load_platform(fixture("good/platform.yaml"), torus("[2, x, 2]")); });
@@ -165,9 +168,9 @@ TEST_CASE("config::Loader: overrides list keys with flow YAML", "[config]") {
          parse_override("platform.node.custom.edges=[{from: dev0, to: dev1, bandwidth: 10 GB/s, latency: 1 us}, "
                         "{from: dev1, to: dev2, bandwidth: 10 GB/s, latency: 1 us}, "
                         "{from: dev2, to: dev3, bandwidth: 10 GB/s, latency: 1 us}]")});
-    REQUIRE(s.platform.node.custom_edges.size() == 3);
-    CHECK(s.platform.node.custom_edges[2].from == "dev2");
-    CHECK(s.platform.node.custom_edges[2].link.bandwidth_Bps == Approx(10e9));
+    REQUIRE(s.platform.node.params_as<topology::nodes::CustomParams>().edges.size() == 3);
+    CHECK(s.platform.node.params_as<topology::nodes::CustomParams>().edges[2].from == "dev2");
+    CHECK(s.platform.node.params_as<topology::nodes::CustomParams>().edges[2].link.bandwidth_Bps == Approx(10e9));
   }
   SECTION("a record field without its unit") {
     const auto diags = diagnostics_of([&] {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "topology/NodeTopologyType.hpp"
+#include "topology/nodes/CustomNode.hpp"
 #include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/ConfigLoader.hpp"
 #include "config/DocumentReader.hpp"
@@ -30,16 +32,16 @@ std::string fixture(const std::string& relative) { return test::config_fixture(r
 TEST_CASE("config::Loader: reads lists of names and of records", "[config]") {
   const auto file = fixture("good/custom-platform.yaml");
   const auto p = load_platform(file);
-  CHECK(p.node.topology == NodeTopology::Custom);
-  CHECK(p.node.custom_switches == std::vector<std::string>{"sw0", "sw1"});
-  REQUIRE(p.node.custom_edges.size() == 5);
+  CHECK(p.node.topology == clearfog::topology::node_topology("custom"));
+  CHECK(p.node.params_as<topology::nodes::CustomParams>().switches == std::vector<std::string>{"sw0", "sw1"});
+  REQUIRE(p.node.params_as<topology::nodes::CustomParams>().edges.size() == 5);
   // Flow and block records read alike.
-  CHECK(p.node.custom_edges[0].from == "dev0");
-  CHECK(p.node.custom_edges[0].to == "sw0");
-  CHECK(p.node.custom_edges[3].from == "dev3");
-  CHECK(p.node.custom_edges[3].link.bandwidth_Bps == Approx(50e9));
-  CHECK(p.node.custom_edges[4].link.bandwidth_Bps == Approx(25e9));
-  CHECK(p.node.custom_edges[4].link.latency_s == Approx(500e-9));
+  CHECK(p.node.params_as<topology::nodes::CustomParams>().edges[0].from == "dev0");
+  CHECK(p.node.params_as<topology::nodes::CustomParams>().edges[0].to == "sw0");
+  CHECK(p.node.params_as<topology::nodes::CustomParams>().edges[3].from == "dev3");
+  CHECK(p.node.params_as<topology::nodes::CustomParams>().edges[3].link.bandwidth_Bps == Approx(50e9));
+  CHECK(p.node.params_as<topology::nodes::CustomParams>().edges[4].link.bandwidth_Bps == Approx(25e9));
+  CHECK(p.node.params_as<topology::nodes::CustomParams>().edges[4].link.latency_s == Approx(500e-9));
   CHECK(p.node.link.bandwidth_Bps == 0.0);  // not used by custom
 
   SECTION("every element and field keeps its location and key") {

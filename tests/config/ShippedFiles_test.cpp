@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "topology/NodeTopologyType.hpp"
+#include "topology/nodes/PcieTreeNode.hpp"
+#include "topology/nodes/TorusNode.hpp"
 #include "config/ConfigLoader.hpp"
 #include "core/Errors.hpp"
 #include "support/TestPlatforms.hpp"
@@ -145,7 +148,7 @@ TEST_CASE("config::Loader: shipped platforms join 8 GPUs through a switch", "[co
     CHECK(p.accelerator.name == "NVIDIA A100 SXM4 80GB");
     CHECK(p.device_count() == 8);
     CHECK(p.fabric.nodes == 1);
-    CHECK(p.node.topology == NodeTopology::Switch);
+    CHECK(p.node.topology == clearfog::topology::node_topology("switch"));
     CHECK(p.node.link.bandwidth_Bps == Approx(300 * kGiga));  // NVLink3, per direction
     CHECK(p.node.link.latency_s == Approx(1e-6));
     CHECK_FALSE(p.node.in_switch_reduction);
@@ -172,31 +175,31 @@ TEST_CASE("config::Loader: shipped platforms of other node topologies", "[config
   SECTION("DGX-1: hybrid cube-mesh of NVLink2 bricks") {
     const auto p = load_platform(shipped("platforms/dgx1-v100.yaml"));
     CHECK(p.accelerator.name == "NVIDIA V100 SXM2 32GB");
-    CHECK(p.node.topology == NodeTopology::HybridCubeMesh);
+    CHECK(p.node.topology == clearfog::topology::node_topology("hybrid-cube-mesh"));
     CHECK(p.device_count() == 8);
     CHECK(p.node.link.bandwidth_Bps == Approx(150 * kGiga / 6));  // 150 GB/s over 6 bricks
   }
   SECTION("PCIe Gen4 server: 8 GPUs under 2 switches") {
     const auto p = load_platform(shipped("platforms/pcie-gen4-8gpu.yaml"));
     CHECK(p.accelerator.name == "NVIDIA A100 SXM4 80GB");
-    CHECK(p.node.topology == NodeTopology::PcieTree);
+    CHECK(p.node.topology == clearfog::topology::node_topology("pcie-tree"));
     CHECK(p.node.devices == 8);
-    CHECK(p.node.pcie_switches == 2);
+    CHECK(p.node.params_as<topology::nodes::PcieTreeParams>().switches == 2);
     CHECK(p.node.link.bandwidth_Bps == Approx(31.5 * kGiga));  // Gen4 x16, per direction
-    CHECK(p.node.pcie_uplink.bandwidth_Bps == Approx(31.5 * kGiga));
+    CHECK(p.node.params_as<topology::nodes::PcieTreeParams>().uplink.bandwidth_Bps == Approx(31.5 * kGiga));
     CHECK_FALSE(p.node.in_switch_reduction);
   }
   SECTION("IPU-POD16: a ring of 16 IPUs") {
     const auto p = load_platform(shipped("platforms/ipu-pod16.yaml"));
-    CHECK(p.node.topology == NodeTopology::Ring);
+    CHECK(p.node.topology == clearfog::topology::node_topology("ring"));
     CHECK(p.node.devices == 16);
     CHECK(p.node.link.bandwidth_Bps == Approx(320 * kGiga / 2 / 2));  // per IPU, 2 directions, 2 neighbours
   }
   SECTION("TPU v4 4x4x4: a 3D torus of 64 chips") {
     const auto p = load_platform(shipped("platforms/tpu-v4-4x4x4.yaml"));
     CHECK(p.accelerator.name == "Google TPU v4");
-    CHECK(p.node.topology == NodeTopology::Torus);
-    CHECK(p.node.torus_dims == std::vector<int>{4, 4, 4});
+    CHECK(p.node.topology == clearfog::topology::node_topology("torus"));
+    CHECK(p.node.params_as<topology::nodes::GridParams>().dims == std::vector<int>{4, 4, 4});
     CHECK(p.node.devices == 4 * 4 * 4);
     // 1.1 PB/s pod all-reduce bandwidth / 4096 chips / 6 links, rounded to 45 GB/s.
     CHECK(p.node.link.bandwidth_Bps == Approx(1.1e15 / 4096 / 6).epsilon(0.01));

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "topology/NodeTopologyType.hpp"
 #include "collectives/CollectiveAlgorithmType.hpp"
 #include "driver/CollectiveRun.hpp"
 #include "support/TopologyPlatforms.hpp"
@@ -28,7 +29,7 @@ double ring_time_s(const topology::ClusterTopology& c, CollectiveOp op, config::
 TEST_CASE("driver::ring collectives on a ring of links run both ways round", "[driver][simulation]") {
   const int p = 8;
   const double b = 50e9, latency_s = 1e-6;
-  const auto ring = topology::ClusterTopology::build(test::node_platform(config::NodeTopology::Ring, p, b, latency_s));
+  const auto ring = topology::ClusterTopology::build(test::node_platform(clearfog::topology::node_topology("ring"), p, b, latency_s));
   for (auto fidelity : {config::Fidelity::Step, config::Fidelity::Fluid}) {
     INFO(config::fidelity_name(fidelity));
     // Ideal collectives (no efficiency given): the bandwidth term, plus at most a latency per step.

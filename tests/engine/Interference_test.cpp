@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "topology/NodeTopologyType.hpp"
 #include "core/Errors.hpp"
 #include "engine/ForkedRun.hpp"
 #include "engine/LegacyReplay.hpp"
@@ -214,7 +215,7 @@ TEST_CASE("engine::simulate: a link between two computing devices is slowed unti
   // 3 s (3/g s of bytes moved), the other 4 - 3/g s at full speed.
   constexpr double g = 1.25;
   const auto mesh = topology::ClusterTopology::build(
-      test::node_platform(config::NodeTopology::FullMesh, 2, kBandwidth_Bps, 0));
+      test::node_platform(clearfog::topology::node_topology("full-mesh"), 2, kBandwidth_Bps, 0));
   const auto r = engine::simulate_forked(mesh, kernels_beside_send(2, {{0, 2.0}, {1, 3.0}}, 0, 1, 4.0, g));
   CHECK(send_ends(r, 0) == Approx(3.0 + 4.0 - 3.0 / g).epsilon(1e-9));
 }

@@ -26,7 +26,7 @@ inline config::PlatformSpec switch_platform(int devices, double bandwidth_Bps, d
   p.name = "test switch";
   p.accelerator = ideal_accelerator();
   p.node.devices = devices;
-  p.node.topology = config::NodeTopology::Switch;
+  p.node.topology = config::NodeTopology();  // the first kind registered: switch
   p.node.link = {bandwidth_Bps, latency_s};
   return p;
 }

@@ -5,7 +5,11 @@
 #include <utility>
 #include <vector>
 
+#include "topology/NodeTopologyType.hpp"
 #include "support/TestPlatforms.hpp"
+#include "topology/nodes/CustomNode.hpp"
+#include "topology/nodes/PcieTreeNode.hpp"
+#include "topology/nodes/TorusNode.hpp"
 
 namespace clearfog::test {
 
@@ -21,30 +25,36 @@ inline config::PlatformSpec node_platform(config::NodeTopology kind, int devices
 
 /// DGX-1-like: 8 devices, one NVLink brick = `brick_Bps`.
 inline config::PlatformSpec hybrid_cube_mesh_platform(double brick_Bps, double latency_s) {
-  return node_platform(config::NodeTopology::HybridCubeMesh, 8, brick_Bps, latency_s);
+  return node_platform(clearfog::topology::node_topology("hybrid-cube-mesh"), 8, brick_Bps, latency_s);
 }
 
 inline config::PlatformSpec torus_platform(std::vector<int> dims, double bandwidth_Bps, double latency_s) {
   int devices = 1;
   for (int e : dims) devices *= e;
-  auto p = node_platform(config::NodeTopology::Torus, devices, bandwidth_Bps, latency_s);
-  p.node.torus_dims = std::move(dims);
+  auto p = node_platform(clearfog::topology::node_topology("torus"), devices, bandwidth_Bps, latency_s);
+  auto grid = std::make_shared<topology::nodes::GridParams>();
+  grid->dims = std::move(dims);
+  p.node.params = std::move(grid);
   return p;
 }
 
 inline config::PlatformSpec pcie_tree_platform(int devices, int switches, config::LinkSpec device_link,
                                                config::LinkSpec uplink) {
-  auto p = node_platform(config::NodeTopology::PcieTree, devices, device_link.bandwidth_Bps, device_link.latency_s);
-  p.node.pcie_switches = switches;
-  p.node.pcie_uplink = uplink;
+  auto p = node_platform(clearfog::topology::node_topology("pcie-tree"), devices, device_link.bandwidth_Bps, device_link.latency_s);
+  auto pcie = std::make_shared<topology::nodes::PcieTreeParams>();
+  pcie->switches = switches;
+  pcie->uplink = uplink;
+  p.node.params = std::move(pcie);
   return p;
 }
 
 inline config::PlatformSpec custom_platform(int devices, std::vector<std::string> switches,
-                                            std::vector<config::CustomEdge> edges) {
-  auto p = node_platform(config::NodeTopology::Custom, devices, 0, 0);
-  p.node.custom_switches = std::move(switches);
-  p.node.custom_edges = std::move(edges);
+                                            std::vector<topology::nodes::CustomEdge> edges) {
+  auto p = node_platform(clearfog::topology::node_topology("custom"), devices, 0, 0);
+  auto custom = std::make_shared<topology::nodes::CustomParams>();
+  custom->switches = std::move(switches);
+  custom->edges = std::move(edges);
+  p.node.params = std::move(custom);
   return p;
 }
 

@@ -2,6 +2,7 @@
 // send to the other at once; every cut link counts once with its per-direction bandwidth.
 #include <catch2/catch.hpp>
 
+#include "topology/NodeTopologyType.hpp"
 #include "support/TopologyPlatforms.hpp"
 #include "topology/NodeBisection.hpp"
 
@@ -25,7 +26,7 @@ TEST_CASE("topology::NodeBisection: ring, two links", "[topology]") {
   // Any balanced split of a ring cuts it at least twice; each cut link carries B one way.
   for (int n : {4, 8, 16, 64}) {
     SECTION(std::to_string(n) + " devices") {
-      CHECK(bisection(test::node_platform(config::NodeTopology::Ring, n, kB, 1e-6)) == Approx(2 * kB));
+      CHECK(bisection(test::node_platform(clearfog::topology::node_topology("ring"), n, kB, 1e-6)) == Approx(2 * kB));
     }
   }
 }
@@ -33,7 +34,7 @@ TEST_CASE("topology::NodeBisection: ring, two links", "[topology]") {
 TEST_CASE("topology::NodeBisection: full mesh, (n/2)^2 links", "[topology]") {
   for (int n : {4, 8, 20}) {
     SECTION(std::to_string(n) + " devices") {
-      CHECK(bisection(test::node_platform(config::NodeTopology::FullMesh, n, kB, 1e-6)) == Approx((n / 2) * (n / 2) * kB));
+      CHECK(bisection(test::node_platform(clearfog::topology::node_topology("full-mesh"), n, kB, 1e-6)) == Approx((n / 2) * (n / 2) * kB));
     }
   }
 }

@@ -48,7 +48,7 @@ TEST_CASE("topology::PcieTree: rejects a switch count out of range", "[topology]
   for (int switches : {0, 9}) {
     SECTION(std::to_string(switches) + " switches") {
       REQUIRE_THROWS_WITH(topology::TopologyGraph::build(test::pcie_tree_platform(8, switches, kDeviceLink, kUplink)),
-                          Catch::Contains("pcie_switches"));
+                          Catch::Contains("node.pcie.switches"));
     }
   }
 }

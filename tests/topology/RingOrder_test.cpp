@@ -24,7 +24,7 @@ TEST_CASE("topology::RingOrder: the narrowest link of the ring is as wide as pos
   const config::LinkSpec slow{10e9, 0};
   const config::LinkSpec fast{40e9, 0};
   const std::vector<int> cycle{0, 2, 4, 1, 5, 3};
-  std::vector<config::CustomEdge> edges;
+  std::vector<topology::nodes::CustomEdge> edges;
   for (int a = 0; a < 6; ++a)
     for (int b = a + 1; b < 6; ++b) {
       bool is_fast = false;

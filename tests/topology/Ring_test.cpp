@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "topology/NodeTopologyType.hpp"
 #include "support/TopologyPlatforms.hpp"
 #include "topology/ClusterTopology.hpp"
 #include "topology/GraphChecks.hpp"
@@ -12,7 +13,7 @@ using namespace clearfog;
 TEST_CASE("topology::Ring: two neighbours each, routes the short way round", "[topology]") {
   const int n = 8;
   const double b = 50e9;
-  const auto t = topology::TopologyGraph::build(test::node_platform(config::NodeTopology::Ring, n, b, 1e-6));
+  const auto t = topology::TopologyGraph::build(test::node_platform(clearfog::topology::node_topology("ring"), n, b, 1e-6));
   CHECK(t.links().size() == static_cast<std::size_t>(n));
   for (int a = 0; a < n; ++a) {
     CHECK(test::degree(t, a) == 2);
@@ -25,14 +26,14 @@ TEST_CASE("topology::Ring: two neighbours each, routes the short way round", "[t
 }
 
 TEST_CASE("topology::Ring: two devices share one link", "[topology]") {
-  const auto t = topology::TopologyGraph::build(test::node_platform(config::NodeTopology::Ring, 2, 50e9, 1e-6));
+  const auto t = topology::TopologyGraph::build(test::node_platform(clearfog::topology::node_topology("ring"), 2, 50e9, 1e-6));
   CHECK(t.links().size() == 1);
 }
 
 TEST_CASE("topology::Ring: the ring order is the ring", "[topology]") {
   for (int n : {5, 8, 24}) {
     SECTION(std::to_string(n) + " devices") {
-      const auto c = topology::ClusterTopology::build(test::node_platform(config::NodeTopology::Ring, n, 50e9, 1e-6));
+      const auto c = topology::ClusterTopology::build(test::node_platform(clearfog::topology::node_topology("ring"), n, 50e9, 1e-6));
       CHECK(test::is_ring_of_direct_links(c.node(), c.node_ring_order()));
     }
   }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "topology/NodeTopologyType.hpp"
 #include "engine/ForkedRun.hpp"
 #include "support/TopologyPlatforms.hpp"
 #include "topology/SimGridPlatform.hpp"
@@ -134,7 +135,7 @@ TEST_CASE("topology::ClusterTopology: rejects fabrics that do not match the node
     REQUIRE_THROWS_WITH(topology::ClusterTopology::build(p), Catch::Contains("nic_count"));
   }
   SECTION("reduction without a switch") {
-    auto p = test::node_platform(config::NodeTopology::Ring, 4, 10e9, 0);
+    auto p = test::node_platform(clearfog::topology::node_topology("ring"), 4, 10e9, 0);
     p.node.in_switch_reduction = true;
     REQUIRE_THROWS_WITH(topology::ClusterTopology::build(p), Catch::Contains("in_switch_reduction"));
   }

@@ -9,7 +9,7 @@
 #include "support/TopologyPlatforms.hpp"
 #include "topology/ClusterTopology.hpp"
 #include "topology/GraphChecks.hpp"
-#include "topology/nodes/NodeBuilders.hpp"
+#include "topology/nodes/TorusNode.hpp"
 
 using namespace clearfog;
 
@@ -70,7 +70,7 @@ TEST_CASE("topology::Torus: the ring order is a ring of direct links", "[topolog
 TEST_CASE("topology::Torus: rejects bad dimensions", "[topology]") {
   SECTION("one dimension") {
     auto p = test::torus_platform({8}, 100e9, 1e-6);
-    REQUIRE_THROWS_WITH(topology::TopologyGraph::build(p), Catch::Contains("torus_dims"));
+    REQUIRE_THROWS_WITH(topology::TopologyGraph::build(p), Catch::Contains("node.torus.dims"));
   }
   SECTION("product differs from devices") {
     auto p = test::torus_platform({4, 4}, 100e9, 1e-6);
@@ -79,7 +79,9 @@ TEST_CASE("topology::Torus: rejects bad dimensions", "[topology]") {
   }
   SECTION("a zero extent") {
     auto p = test::torus_platform({4, 4}, 100e9, 1e-6);
-    p.node.torus_dims = {4, 0};
+    auto grid = std::make_shared<topology::nodes::GridParams>();
+    grid->dims = {4, 0};
+    p.node.params = grid;
     REQUIRE_THROWS_WITH(topology::TopologyGraph::build(p), Catch::Contains(">= 1"));
   }
 }

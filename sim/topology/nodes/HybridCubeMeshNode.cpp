@@ -25,7 +25,8 @@
 #include <array>
 
 #include "core/Errors.hpp"
-#include "topology/nodes/NodeBuilders.hpp"
+#include "config/CheckSupport.hpp"
+#include "topology/nodes/HybridCubeMeshNode.hpp"
 
 namespace clearfog::topology::nodes {
 namespace {
@@ -60,9 +61,7 @@ constexpr bool every_device_has_six_bricks() {
 }
 static_assert(every_device_has_six_bricks(), "DGX-1 wiring: each V100 has exactly 6 NVLink bricks");
 
-}  // namespace
-
-NodeLayout build_hybrid_cube_mesh_node(const config::NodeSpec& node) {
+NodeLayout build_hybrid_cube_mesh(const config::NodeSpec& node) {
   if (node.devices != kDevices)
     throw Error(fmt::format("topology: hybrid-cube-mesh: node.devices must be {} (DGX-1 wiring), got {}", kDevices,
                             node.devices));
@@ -72,6 +71,28 @@ NodeLayout build_hybrid_cube_mesh_node(const config::NodeSpec& node) {
     layout.add_link(static_cast<std::size_t>(p.a), static_cast<std::size_t>(p.b), p.bricks * node.link.bandwidth_Bps,
                     node.link.latency_s);
   return layout;
+}
+
+class HybridCubeMeshNode final : public NodeTopologyType {
+public:
+  std::string_view name() const override { return "hybrid-cube-mesh"; }
+  std::string_view summary() const override { return "DGX-1's 8 GPUs, NVLink bricks between some pairs"; }
+  void check(const config::ConfigDocument& doc, std::int64_t devices, std::vector<Diagnostic>& out) const override {
+    if (devices != kDevices)
+      config::report(doc, "node.devices",
+                     fmt::format("topology hybrid-cube-mesh joins exactly 8 devices (the DGX-1 layout), got {}; "
+                                 "use custom for other layouts",
+                                 devices),
+                     out);
+  }
+  NodeLayout build(const config::NodeSpec& node) const override { return build_hybrid_cube_mesh(node); }
+};
+
+}  // namespace
+
+const NodeTopologyType& hybrid_cube_mesh_node() {
+  static const HybridCubeMeshNode kind;
+  return kind;
 }
 
 }  // namespace clearfog::topology::nodes
