@@ -1,11 +1,13 @@
 // The key tables: sections derived from dotted paths, and defaults that read as valid values.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "config/KeyTable.hpp"
+#include "config/NodeTopologySchema.hpp"
 
 using namespace clearfog::config;
 
@@ -18,8 +20,16 @@ TEST_CASE("config::KeyTable: sections are the prefixes of declared keys", "[conf
   CHECK_FALSE(platform.is_section("node.li"));
   CHECK(platform.find("node.link.bandwidth") != nullptr);
   CHECK(platform.find("node.link") == nullptr);
-  CHECK(platform.children("node") ==
-        std::vector<std::string>{"devices", "topology", "link", "in_switch_reduction", "pcie", "torus", "custom"});
+  // The node's own keys, then each registered kind's section (node.pcie, node.torus, …) in order.
+  std::vector<std::string> node_children{"devices", "topology", "link", "in_switch_reduction"};
+  for (const auto* kind : node_topology_schemas())
+    for (const KeySpec& key : kind->keys()) {
+      const std::string section = key.path.substr(5, key.path.find('.', 5) - 5);  // node.<section>.…
+      if (std::find(node_children.begin(), node_children.end(), section) == node_children.end())
+        node_children.push_back(section);
+    }
+  CHECK(node_children.size() > 4);
+  CHECK(platform.children("node") == node_children);
   CHECK(platform.children("fabric.nic") == std::vector<std::string>{"count", "bandwidth", "latency"});
   CHECK(platform.children("node.link") == std::vector<std::string>{"bandwidth", "latency"});
 }
