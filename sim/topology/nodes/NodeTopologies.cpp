@@ -8,6 +8,7 @@
 #include "topology/nodes/CustomNode.hpp"
 #include "topology/nodes/FullMeshNode.hpp"
 #include "topology/nodes/HybridCubeMeshNode.hpp"
+#include "topology/nodes/MeshNode.hpp"
 #include "topology/nodes/PcieTreeNode.hpp"
 #include "topology/nodes/RingNode.hpp"
 #include "topology/nodes/SwitchNode.hpp"
@@ -19,6 +20,7 @@ const std::vector<const NodeTopologyType*>& node_topology_types() {
   static const std::vector<const NodeTopologyType*> all = {
       &nodes::switch_node(),    &nodes::hybrid_cube_mesh_node(), &nodes::pcie_tree_node(), &nodes::ring_node(),
       &nodes::full_mesh_node(), &nodes::torus_node(),            &nodes::custom_node(),
+      &nodes::mesh_node(),
   };
   return all;
 }
