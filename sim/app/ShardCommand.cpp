@@ -7,6 +7,7 @@
 #include "app/Command.hpp"
 #include "config/ConfigLoader.hpp"
 #include "config/Override.hpp"
+#include "config/WorkloadTypeSchema.hpp"
 #include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
 #include "sweep/ShardSearch.hpp"
@@ -57,7 +58,7 @@ Command add_shard_command(CLI::App& app) {
             for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
             sweep::ShardSearchRequest req;
             req.scenario = config::load_scenario(o->scenario, overrides);
-            if (req.scenario.workload.type != "dlrm") refuse_workload(o->scenario, req.scenario);
+            if (!config::workload_traits(req.scenario.workload.type).embedding_tables) refuse_workload(o->scenario, req.scenario);
             req.exhaustive = o->exhaustive;
             req.max_plans = o->max_plans;
             req.jobs = o->jobs;

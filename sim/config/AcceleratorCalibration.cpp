@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "config/ScenarioSpec.hpp"
+#include "config/WorkloadTypeSchema.hpp"
 
 namespace clearfog::config {
 namespace {
@@ -77,8 +78,9 @@ std::vector<UncalibratedValue> uncalibrated_values(const ScenarioSpec& scenario)
   CalibrationUse use;
   use.gemm_dtypes = {scenario.training.precision};
   if (scenario.training.precision == DType::fp8) use.gemm_dtypes.push_back(DType::bf16);
-  use.gathers = scenario.workload.type == "dlrm";
-  if (scenario.workload.type == "transformer" && scenario.training.attention == Attention::Fused)
+  const auto traits = workload_traits(scenario.workload.type);
+  use.gathers = traits.embedding_tables;
+  if (traits.attention && scenario.training.attention == Attention::Fused)
     use.attention_kernel = scenario.training.attention_kernel;
   auto out = uncalibrated_values(scenario.platform.accelerator, use);
   if (const auto& mixed = scenario.platform.mixed) {

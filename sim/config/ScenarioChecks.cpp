@@ -233,7 +233,7 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
 bool imports_traces(const ConfigDocument& doc) {
   const ConfigDocument* workload = doc.child("workload");
   const ConfigValue* type = workload ? workload->find("type") : nullptr;
-  return type && type->as_string() == "chakra";
+  return type && workload_traits(type->as_string()).imported_programs;
 }
 
 }  // namespace

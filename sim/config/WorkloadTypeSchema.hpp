@@ -23,11 +23,21 @@ enum class StagePartition {
   Balanced,  ///< contiguous units with the least maximal compute per chunk
 };
 
+/// What a type's model is made of, for the shared code whose knobs, reports and paths depend on it
+/// (compare's search, the summary, the calibration flags, the planner or the trace import).
+struct WorkloadTraits {
+  bool attention = false;          ///< transformer layers: attention kernels, sequence parallelism
+  bool embedding_tables = false;   ///< tables sharded over the ep group, gathers, `clearfog shard`
+  bool imported_programs = false;  ///< the programs come from traces: no layout, no planner
+};
+
 class WorkloadTypeSchema {
 public:
   virtual ~WorkloadTypeSchema() = default;
   /// The `type:` value: "transformer", "cnn".
   [[nodiscard]] virtual std::string_view name() const = 0;
+  /// What its model is made of.
+  [[nodiscard]] virtual WorkloadTraits traits() const { return {}; }
   /// One paragraph for `clearfog explain workload` and docs/configuration.md.
   [[nodiscard]] virtual std::string_view description() const = 0;
   /// The type's keys (paths from the workload document's root). The workload table adds the
@@ -54,5 +64,7 @@ public:
 const std::vector<const WorkloadTypeSchema*>& workload_type_schemas();
 /// The type named `name`, or nullptr.
 const WorkloadTypeSchema* find_workload_type_schema(std::string_view name);
+/// The traits of the type named `name` (none for an unknown name: its document was refused).
+WorkloadTraits workload_traits(std::string_view name);
 
 }  // namespace clearfog::config

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "config/WorkloadTypeSchema.hpp"
 #include "core/Errors.hpp"
 #include "core/PhaseTimer.hpp"
 #include "driver/CollectiveRun.hpp"
@@ -134,7 +135,8 @@ parallel::PlanOptions plan_options(const config::ScenarioSpec& scenario) {
 /// The step of `scenario`: planned from its model, or imported from its Chakra traces.
 parallel::StepPlan plan_or_import(const config::ScenarioSpec& scenario, const kernels::KernelCostModel& costs,
                                   const parallel::GroupCollectives& collectives, const parallel::PlanOptions& options) {
-  if (scenario.workload.type == "chakra") return interop::import_chakra(scenario, costs, collectives);
+  if (config::workload_traits(scenario.workload.type).imported_programs)
+    return interop::import_chakra(scenario, costs, collectives);
   return parallel::plan_step(scenario, costs, collectives, options);
 }
 

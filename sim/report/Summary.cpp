@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "config/AcceleratorCalibration.hpp"
+#include "config/WorkloadTypeSchema.hpp"
 #include "core/Units.hpp"
 #include "workload/WorkloadType.hpp"
 
@@ -96,7 +97,7 @@ std::string parallelism_rows(const config::ScenarioSpec& s, const StepMetrics& m
   std::string o;
   const auto line = row_writer(o);
   if (s.parallelism.tp > 1 || s.parallelism.pp > 1 || s.parallelism.zero_stage > 0 ||
-      s.training.recompute != config::Recompute::None || (s.parallelism.ep > 1 && s.workload.type == "dlrm")) {
+      s.training.recompute != config::Recompute::None || (s.parallelism.ep > 1 && config::workload_traits(s.workload.type).embedding_tables)) {
     const auto& p = s.parallelism;
     line("parallelism", fmt::format("tp {} x pp {} x dp {}{}{}, schedule {} (v = {}), ZeRO {}, recompute {}", p.tp, p.pp,
                                     p.dp, p.ep > 1 ? fmt::format(" (ep {})", p.ep) : std::string(),
@@ -116,7 +117,7 @@ std::string parallelism_rows(const config::ScenarioSpec& s, const StepMetrics& m
                                   "token copies dropped",
                                   m.expert_load.moe_layers, config::routing_name(s.moe.routing),
                                   m.expert_load.imbalance, pct(m.expert_load.dropped_share)));
-    if (p.ep > 1 && s.workload.type == "dlrm")  // the tables are sharded over the ep group (docs/dlrm.md)
+    if (p.ep > 1 && config::workload_traits(s.workload.type).embedding_tables)  // tables over ep (docs/dlrm.md)
       line("embedding comm", fmt::format("{} (index and pooled-embedding all-to-alls, row-wise reduce-scatters; "
                                          "waits for the busiest table owner included)",
                                          t(m.ep_comm_s)));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "config/WorkloadTypeSchema.hpp"
 #include "sweep/CompareChecks.hpp"
 
 namespace clearfog::sweep::search {
@@ -75,14 +76,14 @@ SpeedValues speed_values(const CompareRequest& req, const config::AcceleratorSpe
   SpeedValues v;
   if (const auto fixed = set_value(req, "parallelism.sequence_parallel"))
     v.sequence_parallel = {*fixed == "true"};
-  else if (workload_type != "transformer")
+  else if (!config::workload_traits(workload_type).attention)
     v.sequence_parallel = {false};
   else
     v.sequence_parallel = req.search.sequence_parallel.value_or(std::vector<bool>{true, false});
   // Fused attention first: no s^2 scores in memory, no s^2 traffic.
   if (const auto fixed = set_value(req, "training.attention"); fixed && config::parse_attention(*fixed))
     v.attentions = {config::parse_attention(*fixed)};
-  else if (workload_type != "transformer")
+  else if (!config::workload_traits(workload_type).attention)
     v.attentions = {std::nullopt};
   else
     for (auto a : req.search.attentions.value_or(std::vector<config::Attention>{config::Attention::Fused,

@@ -1,5 +1,6 @@
 #include "sweep/SweepRunner.hpp"
 
+#include "config/WorkloadTypeSchema.hpp"
 #include "sweep/SweepManifest.hpp"
 
 #include <fmt/format.h>
@@ -131,7 +132,7 @@ PointRecord evaluate_point(const SweepSpec& spec, const SweepPoint& point, const
     const auto scenario = config::load_scenario(spec.base, point.overrides);
     // The estimate is the one the run reports; a point that cannot fit is often the slowest to
     // simulate (the largest micro-batch, no recomputation), and its time would not be reachable.
-    if (!simulate_oom && scenario.workload.type != "chakra") {
+    if (!simulate_oom && !config::workload_traits(scenario.workload.type).imported_programs) {
       const auto memory = parallel::estimate_memory(scenario);
       if (!memory.fits()) {
         auto r = make_record(point, "oom", oom_message(memory) + "; not simulated (--simulate-oom runs it)");

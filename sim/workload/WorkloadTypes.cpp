@@ -74,4 +74,9 @@ const WorkloadTypeSchema* find_workload_type_schema(std::string_view name) {
   return nullptr;
 }
 
+WorkloadTraits workload_traits(std::string_view name) {
+  const auto* type = find_workload_type_schema(name);
+  return type ? type->traits() : WorkloadTraits{};
+}
+
 }  // namespace clearfog::config

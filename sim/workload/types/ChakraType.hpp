@@ -17,6 +17,7 @@ struct ChakraParams final : config::WorkloadParams {
 class ChakraType final : public WorkloadType {
 public:
   [[nodiscard]] std::string_view name() const override { return "chakra"; }
+  [[nodiscard]] config::WorkloadTraits traits() const override { return {.imported_programs = true}; }
   [[nodiscard]] std::string_view description() const override;
   [[nodiscard]] std::vector<config::KeySpec> keys() const override;
   [[nodiscard]] std::shared_ptr<const config::WorkloadParams> build(const config::ConfigDocument& doc) const override;

@@ -12,6 +12,7 @@ public:
   /// What fp8 training would have to run, for its refusal (fp8_training_refusal).
   static constexpr std::string_view kFp8Kernels = "embedding-bag lookups, interaction and MLPs";
   [[nodiscard]] std::string_view name() const override { return "dlrm"; }
+  [[nodiscard]] config::WorkloadTraits traits() const override { return {.embedding_tables = true}; }
   [[nodiscard]] std::string_view description() const override;
   [[nodiscard]] std::vector<config::KeySpec> keys() const override;
   [[nodiscard]] std::shared_ptr<const config::WorkloadParams> build(const config::ConfigDocument& doc) const override;

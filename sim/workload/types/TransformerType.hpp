@@ -8,6 +8,7 @@ namespace clearfog::workload {
 class TransformerType final : public WorkloadType {
 public:
   [[nodiscard]] std::string_view name() const override { return "transformer"; }
+  [[nodiscard]] config::WorkloadTraits traits() const override { return {.attention = true}; }
   [[nodiscard]] std::string_view description() const override;
   [[nodiscard]] std::vector<config::KeySpec> keys() const override;
   [[nodiscard]] std::shared_ptr<const config::WorkloadParams> build(const config::ConfigDocument& doc) const override;
