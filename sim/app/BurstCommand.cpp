@@ -12,7 +12,7 @@
 #include "core/Errors.hpp"
 #include "core/OutputPaths.hpp"
 #include "driver/RunWatch.hpp"
-#include "sweep/BurstRun.hpp"
+#include "burst/BurstRun.hpp"
 
 namespace clearfog::app {
 namespace {
@@ -24,7 +24,7 @@ void write_text(const std::filesystem::path& file, const std::string& text) {
 }
 
 /// DIR/dp-N.svg and DIR/burst-N.svg per budget N: the variants with the background, if any.
-void write_timelines(const std::filesystem::path& dir, const sweep::BurstResult& result) {
+void write_timelines(const std::filesystem::path& dir, const burst::BurstResult& result) {
   const bool background = !result.background.empty();
   for (const auto& p : result.points) {
     write_text(dir / fmt::format("dp-{}.svg", p.devices), (background ? p.dp_background : p.dp).timeline_svg);
@@ -37,7 +37,7 @@ void write_timelines(const std::filesystem::path& dir, const sweep::BurstResult&
 
 Command add_burst_command(CLI::App& app) {
   struct Options {
-    sweep::BurstOptions burst;
+    burst::BurstOptions burst;
     std::vector<std::string> sets;
     std::optional<std::string> background;
     std::string format = "text";
@@ -72,12 +72,12 @@ Command add_burst_command(CLI::App& app) {
             options.background = o->background;
             options.timelines = !o->timeline_dir.empty();
             if (options.timelines) prepare_output_directory(o->timeline_dir, "--timeline");
-            const auto result = sweep::run_burst(options);
+            const auto result = burst::run_burst(options);
             if (options.timelines) write_timelines(o->timeline_dir, result);
             if (o->format == "json")
-              std::cout << sweep::burst_json(result).dump(2) << '\n';
+              std::cout << burst::burst_json(result).dump(2) << '\n';
             else
-              std::cout << sweep::render_burst_text(result);
+              std::cout << burst::render_burst_text(result);
             return kExitOk;
           }};
 }

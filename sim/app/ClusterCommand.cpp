@@ -4,7 +4,7 @@
 
 #include "app/Command.hpp"
 #include "driver/RunWatch.hpp"
-#include "sweep/ClusterRun.hpp"
+#include "cluster/ClusterRun.hpp"
 
 namespace clearfog::app {
 
@@ -22,18 +22,18 @@ Command add_cluster_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   o->limits.add_to(cmd);
   return {cmd, [o] {
-            sweep::ClusterRunOptions options;
+            cluster::ClusterRunOptions options;
             options.replay.max_memory_B = o->limits.checked_max_memory_B();
-            const auto spec = sweep::load_cluster_file(o->file);
-            sweep::check_cluster(spec);
+            const auto spec = cluster::load_cluster_file(o->file);
+            cluster::check_cluster(spec);
             // Progress every 5 s on stderr: the job being planned, the simulation running.
             driver::RunWatch watch(o->limits.timeout_s, 5.0, exit_on_timeout, "cluster");
             options.progress = [&watch](const std::string& what) { watch.phase(what); };
-            const auto result = sweep::run_cluster(spec, options);
+            const auto result = cluster::run_cluster(spec, options);
             if (o->format == "json")
-              std::cout << sweep::cluster_json(result).dump(2) << '\n';
+              std::cout << cluster::cluster_json(result).dump(2) << '\n';
             else
-              std::cout << sweep::render_cluster_text(result);
+              std::cout << cluster::render_cluster_text(result);
             return kExitOk;
           }};
 }

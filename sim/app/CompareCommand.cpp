@@ -9,14 +9,14 @@
 #include "core/Errors.hpp"
 #include "core/Interrupt.hpp"
 #include "driver/ResourceEstimate.hpp"
-#include "sweep/Compare.hpp"
-#include "sweep/CompareTable.hpp"
+#include "compare/Compare.hpp"
+#include "compare/CompareTable.hpp"
 
 namespace clearfog::app {
 namespace {
 
 /// `--search KNOB=V1,V2` applied to `space`; a bad knob or value is a ConfigError at --search.
-sweep::SearchSpace with_search(sweep::SearchSpace space, const std::string& text) {
+compare::SearchSpace with_search(compare::SearchSpace space, const std::string& text) {
   const auto eq = text.find('=');
   std::string problem = "expected KNOB=VALUE[,VALUE...]";
   if (eq != std::string::npos) {
@@ -83,8 +83,8 @@ Command add_compare_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "text or json")->check(CLI::IsMember({"text", "json"}));
   return {cmd, [o] {
             check_timeout_option(o->timeout_s);
-            sweep::CompareRequest req;
-            if (!o->file.empty()) req = sweep::load_compare_file(o->file);
+            compare::CompareRequest req;
+            if (!o->file.empty()) req = compare::load_compare_file(o->file);
             if (!o->workload.empty()) req.workload = o->workload;
             if (!o->platforms.empty()) req.platforms.assign(o->platforms.begin(), o->platforms.end());
             if (o->devices > config::kMaxNodeDevices)
@@ -117,11 +117,11 @@ Command add_compare_command(CLI::App& app) {
             // Ctrl-C or SIGTERM: the children stop, the table shows what was simulated, the temp
             // directory goes.
             const InterruptGuard interrupts;
-            const auto results = sweep::compare_platforms(req);
+            const auto results = compare::compare_platforms(req);
             if (o->format == "json")
-              std::cout << sweep::comparison_json(req, results).dump(2) << '\n';
+              std::cout << compare::comparison_json(req, results).dump(2) << '\n';
             else
-              std::cout << sweep::render_comparison(req, results);
+              std::cout << compare::render_comparison(req, results);
             if (const int signal = interrupt_signal(); signal != 0) {
               const std::string why = results.front().stopped;  // empty: the signal came after the search
               std::cerr << "compare: " << (why.empty() ? std::string("interrupted") : why)

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "app/Command.hpp"
-#include "sweep/AnyFile.hpp"
+#include "anyfile/AnyFile.hpp"
 
 namespace clearfog::app {
 
@@ -15,11 +15,11 @@ Command add_explain_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("explain", "print the keys of a kind of file: type, unit, default, meaning");
-  const auto kinds = sweep::explainable_kinds();
+  const auto kinds = anyfile::explainable_kinds();
   cmd->add_option("kind", o->kind, fmt::format("one of {}", fmt::join(kinds, ", ")))->check(CLI::IsMember(kinds));
   cmd->add_flag("--markdown", o->markdown, "print Markdown (docs/configuration.md is this output for 'all')");
   return {cmd, [o] {
-            std::cout << sweep::explain_kind(o->kind, o->markdown);
+            std::cout << anyfile::explain_kind(o->kind, o->markdown);
             return kExitOk;
           }};
 }

@@ -9,7 +9,7 @@
 #include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
 #include "core/OutputPaths.hpp"
-#include "sweep/ComparisonPage.hpp"
+#include "compare/ComparisonPage.hpp"
 #include "sweep/PointRecord.hpp"
 #include "sweep/SweepReport.hpp"
 
@@ -25,12 +25,12 @@ std::string comparison_page(const std::filesystem::path& file) {
   const auto text = config::read_text_file(file, std::nullopt, problems);
   if (!text) throw ConfigError(problems);
   const auto j = nlohmann::ordered_json::parse(*text, nullptr, false);
-  if (!sweep::is_comparison_json(j))
+  if (!compare::is_comparison_json(j))
     throw ConfigError({{{file.string(), 0, 0}, "", fmt::format("not a comparison (no \"platforms\" list); {}", kWhatIsAllowed)}});
   std::string inputs = "# " + file.string() + "\n";
   for (const auto& [k, v] : j.items())
     if (!v.is_structured()) inputs += fmt::format("{}: {}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
-  return sweep::comparison_html(j, inputs);
+  return compare::comparison_html(j, inputs);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "config/WorkloadTypeSchema.hpp"
 #include "config/YamlFile.hpp"
 #include "core/Errors.hpp"
-#include "sweep/ShardSearch.hpp"
+#include "shard/ShardSearch.hpp"
 
 namespace clearfog::app {
 namespace {
@@ -56,17 +56,17 @@ Command add_shard_command(CLI::App& app) {
   return {cmd, [o] {
             std::vector<config::Override> overrides;
             for (const auto& s : o->sets) overrides.push_back(config::parse_override(s));
-            sweep::ShardSearchRequest req;
+            shard::ShardSearchRequest req;
             req.scenario = config::load_scenario(o->scenario, overrides);
             if (!config::workload_traits(req.scenario.workload.type).embedding_tables) refuse_workload(o->scenario, req.scenario);
             req.exhaustive = o->exhaustive;
             req.max_plans = o->max_plans;
             req.jobs = o->jobs;
-            const auto result = sweep::search_shardings(req);
+            const auto result = shard::search_shardings(req);
             if (o->format == "json")
-              std::cout << sweep::shard_search_json(result).dump(2) << '\n';
+              std::cout << shard::shard_search_json(result).dump(2) << '\n';
             else
-              std::cout << sweep::render_shard_search(result, o->top);
+              std::cout << shard::render_shard_search(result, o->top);
             return kExitOk;
           }};
 }

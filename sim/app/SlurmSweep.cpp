@@ -9,7 +9,7 @@
 #include "app/Command.hpp"
 #include "core/OutputPaths.hpp"
 #include "sweep/PointRecord.hpp"
-#include "sweep/SlurmArray.hpp"
+#include "slurm/SlurmArray.hpp"
 
 namespace clearfog::app {
 namespace {
@@ -28,21 +28,21 @@ void write_script(const fs::path& file, const std::string& text) {
 }  // namespace
 
 int write_slurm_sweep(const sweep::SweepSpec& spec, const SlurmSweepRequest& request) {
-  const int asked = sweep::parse_array_size(request.array_size);
+  const int asked = slurm::parse_array_size(request.array_size);
   const int points = static_cast<int>(std::max<std::size_t>(1, spec.point_count()));
   // A task without points would only queue: one task per point at most.
   const int tasks = std::min(asked, points);
   if (tasks < asked)
     std::cerr << fmt::format("note: --slurm {}: the sweep has {} points, so the array has {} tasks\n", asked, points,
                              tasks);
-  if (tasks > sweep::kSlurmDefaultMaxArraySize)
+  if (tasks > slurm::kSlurmDefaultMaxArraySize)
     std::cerr << fmt::format("note: {} tasks exceed Slurm's default MaxArraySize ({}); sbatch refuses the array "
                              "unless the cluster allows more\n",
-                             tasks, sweep::kSlurmDefaultMaxArraySize);
+                             tasks, slurm::kSlurmDefaultMaxArraySize);
 
   auto out = fs::absolute(request.out).lexically_normal();
   if (!out.has_filename()) out = out.parent_path();  // "runs/x/"
-  const sweep::SlurmArray array(own_binary(), fs::absolute(spec.file).lexically_normal(), out, spec.name, tasks,
+  const slurm::SlurmArray array(own_binary(), fs::absolute(spec.file).lexically_normal(), out, spec.name, tasks,
                                 request.jobs, request.timeout_s);
   prepare_output_directory(array.log_dir(), "--out");  // Slurm does not create the log directory
   write_script(array.job_script_path(), array.job_script());

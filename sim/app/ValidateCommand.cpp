@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "app/Command.hpp"
-#include "sweep/AnyFile.hpp"
+#include "anyfile/AnyFile.hpp"
 #include "config/Override.hpp"
 #include "core/Errors.hpp"
 
@@ -26,7 +26,7 @@ Command add_validate_command(CLI::App& app) {
             std::vector<Diagnostic> all;
             for (const auto& f : o->files) {
               try {
-                sweep::validate_any_file(f, overrides);
+                anyfile::validate_any_file(f, overrides);
                 std::cout << f << ": ok\n";
               } catch (const ConfigError& e) {
                 all.insert(all.end(), e.diagnostics().begin(), e.diagnostics().end());

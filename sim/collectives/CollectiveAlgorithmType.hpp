@@ -1,6 +1,7 @@
 #pragma once
-// A collective algorithm (ring, tree, …): its name, the operations it implements, the one rule for
-// whether it can run over a group, its NCCL counterpart, how it chunks a buffer, and its schedule.
+// A collective algorithm (ring, tree, …): its configuration schema (name, operations, the one rule
+// for whether it can run over a group: config/CollectiveAlgorithmSchema.hpp), its NCCL counterpart,
+// how it chunks a buffer, and its schedule.
 // Each algorithm is one file (Ring.cpp, Tree.cpp, …) and one line in CollectiveAlgorithms.cpp;
 // everything else — the `collectives.algorithm` choices and their docs, `clearfog collective
 // --algo`, best's candidates, the tuning cache's key — derives from that list. docs/extending.md
@@ -13,21 +14,12 @@
 #include "collectives/CollectiveRequest.hpp"
 #include "collectives/NcclTuner.hpp"
 #include "collectives/Schedule.hpp"
+#include "config/CollectiveAlgorithmSchema.hpp"
 #include "config/CollectiveSpec.hpp"
 
 namespace clearfog::collectives {
 
-/// What decides whether an algorithm can run over a group. A field left empty is not known to the
-/// asker (a scenario being validated knows a group's size, not yet where the layout puts it) and
-/// refuses nothing.
-struct GroupShape {
-  int members = 0;
-  std::optional<bool> spans_nodes;
-  /// Members per node when they come in equal runs of consecutive members of one node; 0: uneven.
-  std::optional<int> ranks_per_node;
-  /// Each node's switch reduces (NVLink SHARP): the group's nodes have a reducing endpoint.
-  std::optional<bool> reducing_switch;
-};
+using config::GroupShape;
 
 /// What an algorithm's pipelining depends on (NCCL sizes its chunks from these).
 struct ChunkContext {
@@ -38,25 +30,11 @@ struct ChunkContext {
   double bytes = 0;        // payload, before protocol overhead
 };
 
-class CollectiveAlgorithmType {
+class CollectiveAlgorithmType : public config::CollectiveAlgorithmSchema {
 public:
-  CollectiveAlgorithmType() = default;
-  CollectiveAlgorithmType(const CollectiveAlgorithmType&) = delete;
-  CollectiveAlgorithmType& operator=(const CollectiveAlgorithmType&) = delete;
-  virtual ~CollectiveAlgorithmType() = default;
-
-  /// The name scenarios and `--algo` use ("ring", "nvls-tree").
-  [[nodiscard]] virtual std::string_view name() const = 0;
-  /// One clause for the key's reference: "NCCL's tree (chains in nodes, double binary tree across)".
-  [[nodiscard]] virtual std::string_view summary() const = 0;
   /// Raised whenever the algorithm's schedule, chunking or rule changes: it is part of the tuning
   /// cache's key (driver/TuningTable.cpp), so a table simulated with the old one is not reused.
   [[nodiscard]] virtual int version() const = 0;
-  [[nodiscard]] virtual bool implements(config::CollectiveOp op) const = 0;
-  /// Why the algorithm cannot run `op` (implemented) over `group`, in words that finish "cannot
-  /// run: …"; nullopt where it can. The one rule: validation, the runtime choice and the request
-  /// check all ask it.
-  [[nodiscard]] virtual std::optional<std::string> refusal(config::CollectiveOp op, const GroupShape& group) const;
   /// NCCL's algorithm of the same schedule, whose protocol, channels and time estimate it takes;
   /// nullopt: NCCL has none, and the algorithm takes the ring's protocol and channels.
   [[nodiscard]] virtual std::optional<NcclAlgorithm> nccl_counterpart() const { return std::nullopt; }
@@ -68,9 +46,6 @@ public:
   /// Whether the protocol's step cost is paid once per member rather than per step: NCCL streams a
   /// pipelined algorithm's chunks through NCCL_STEPS buffer slots, so their synchronisation overlaps.
   [[nodiscard]] virtual bool pipelined(config::CollectiveOp /*op*/) const { return false; }
-  /// Whether the nodes' switches reduce: the request then carries each node's switch endpoint,
-  /// runs at the switch's efficiency and pays its setup once.
-  [[nodiscard]] virtual bool reduces_in_switch() const { return false; }
   /// Whether `op`'s channels follow the ring family of the node's links (topology/RingFamily.hpp).
   [[nodiscard]] virtual bool follows_ring_family(config::CollectiveOp /*op*/) const { return false; }
   /// Request fields the algorithm alone reads, checked (throws clearfog::Error); the shared checks

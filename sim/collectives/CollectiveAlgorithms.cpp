@@ -40,11 +40,6 @@ std::string collective_algorithms_fingerprint() {
   return text;
 }
 
-std::optional<std::string> CollectiveAlgorithmType::refusal(config::CollectiveOp /*op*/,
-                                                           const GroupShape& /*group*/) const {
-  return std::nullopt;
-}
-
 std::optional<double> CollectiveAlgorithmType::pipeline_chunk_B(config::CollectiveOp /*op*/,
                                                                 const ChunkContext& /*c*/) const {
   return std::nullopt;
@@ -64,6 +59,12 @@ GroupShape group_shape(const CollectiveRequest& r) {
 }  // namespace clearfog::collectives
 
 namespace clearfog::config {
+
+const std::vector<const CollectiveAlgorithmSchema*>& collective_algorithm_schemas() {
+  static const std::vector<const CollectiveAlgorithmSchema*> all(collectives::collective_algorithm_types().begin(),
+                                                                 collectives::collective_algorithm_types().end());
+  return all;
+}
 
 const collectives::CollectiveAlgorithmType& CollectiveAlgorithm::type() const {
   if (!is_concrete()) throw Error(fmt::format("'{}' is a policy that picks an algorithm, not an algorithm", name()));

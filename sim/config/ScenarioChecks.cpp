@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "collectives/CollectiveAlgorithmType.hpp"
 #include "config/CheckSupport.hpp"
+#include "config/CollectiveAlgorithmSchema.hpp"
 #include "config/CollectiveSpec.hpp"
 #include "config/RoutingTrace.hpp"
 #include "config/StragglerSpec.hpp"
@@ -179,8 +179,8 @@ constexpr std::array<AxisGroup, 3> kAxisGroups = {{
 }};
 
 /// Why `type` cannot run any of `group`'s collectives over `shape`; nullopt where it runs one.
-std::optional<std::string> group_refusal(const collectives::CollectiveAlgorithmType& type, const AxisGroup& group,
-                                         const collectives::GroupShape& shape) {
+std::optional<std::string> group_refusal(const CollectiveAlgorithmSchema& type, const AxisGroup& group,
+                                         const GroupShape& shape) {
   std::optional<std::string> why;
   for (CollectiveOp op : group.ops) {
     if (!type.implements(op)) continue;
@@ -199,7 +199,7 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
   if (!algorithm) return;
   const auto choice = parse_collective_algorithm(algorithm->as_string());
   if (!choice || !choice->is_concrete()) return;
-  const auto& type = choice->type();
+  const auto& type = *collective_algorithm_schemas().at(static_cast<std::size_t>(choice->index()));
   const std::int64_t nodes = platform.at("fabric.nodes").as_integer();
   const std::int64_t per_node = platform.at("node.devices").as_integer();
   std::vector<std::string> reasons;
@@ -207,7 +207,7 @@ void check_algorithm(const ConfigDocument& doc, const ConfigDocument& platform, 
     const ConfigValue* size = doc.find(group.key);
     const std::int64_t members = size ? size->as_integer() : 1;
     if (members < 2) continue;
-    collectives::GroupShape shape{.members = static_cast<int>(members),
+    GroupShape shape{.members = static_cast<int>(members),
                                   .spans_nodes = {},
                                   .ranks_per_node = {},
                                   .reducing_switch = flag(platform, "node.in_switch_reduction")};

@@ -1,8 +1,8 @@
 // Every key of a scenario file, declared once.
 #include <fmt/format.h>
 
-#include "collectives/CollectiveAlgorithmType.hpp"
 #include "compression/GradCompression.hpp"
+#include "config/CollectiveAlgorithmSchema.hpp"
 #include "config/FrameworkRegistry.hpp"
 #include "config/KeyTableParts.hpp"
 #include "config/ScenarioSpec.hpp"
@@ -28,7 +28,7 @@ std::string algorithm_description() {
   std::string text =
       "Algorithm of every collective. nccl: NCCL's own choice of algorithm, protocol and channels per operation, "
       "size and group (docs/collectives.md); best: the fastest of the simulated candidates (auto is the same)";
-  for (const auto* type : collectives::collective_algorithm_types())
+  for (const auto* type : collective_algorithm_schemas())
     text += fmt::format("; {}: {}", type->name(), type->summary());
   return text + ". An algorithm that lacks an operation or cannot run on a group leaves it to nccl; one that can "
                 "run on none of the scenario's groups is refused.";

@@ -10,7 +10,7 @@
 #include "config/YamlFile.hpp"
 #include "core/CheckedMath.hpp"
 #include "core/Quote.hpp"
-#include "sweep/FileKeys.hpp"
+#include "runfile/FileKeys.hpp"
 
 namespace clearfog::sweep {
 namespace {
@@ -91,7 +91,7 @@ private:
   }
 
   void check_keys(const YAML::Node& root) {
-    const auto known = key_names(sweep_file_keys());
+    const auto known = runfile::key_names(runfile::sweep_file_keys());
     for (const auto& kv : root) {
       if (!kv.first.IsScalar()) {
         error(kv.first, "", fmt::format("keys must be plain names; known: {}", fmt::join(known, ", ")));

@@ -23,8 +23,8 @@
 #include "config/ConfigLoader.hpp"
 #include "config/Override.hpp"
 #include "core/Errors.hpp"
-#include "sweep/AnyFile.hpp"
-#include "sweep/CompareFile.hpp"
+#include "anyfile/AnyFile.hpp"
+#include "compare/CompareFile.hpp"
 #include "sweep/SweepChecks.hpp"
 #include "sweep/SweepSpec.hpp"
 
@@ -95,8 +95,8 @@ void run(Mode mode, const std::string& text) {
     case Mode::Workload: clearfog::config::load_workload(w.input); break;
     case Mode::Scenario: clearfog::config::load_scenario(w.input); break;
     case Mode::Sweep: clearfog::sweep::check_sweep_values(clearfog::sweep::load_sweep(w.input)); break;
-    case Mode::Compare: clearfog::sweep::load_compare_file(w.input); break;
-    case Mode::Validate: clearfog::sweep::validate_any_file(w.input); break;
+    case Mode::Compare: clearfog::compare::load_compare_file(w.input); break;
+    case Mode::Validate: clearfog::anyfile::validate_any_file(w.input); break;
     case Mode::Overrides: break;
   }
 }

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "sweep/BurstRun.hpp"
+#include "burst/BurstRun.hpp"
 
 using namespace clearfog;
 
@@ -14,15 +14,15 @@ namespace {
 
 const std::string kRoot = CLEARFOG_SOURCE_DIR;
 
-sweep::BurstResult study(int global_batch, std::vector<int> devices, double amplification, bool background) {
-  sweep::BurstOptions o;
+burst::BurstResult study(int global_batch, std::vector<int> devices, double amplification, bool background) {
+  burst::BurstOptions o;
   o.scenario = kRoot + "/scenarios/studies/burst/vgg16.yaml";
   if (global_batch != 256)
     o.sets = {{"training.global_batch", std::to_string(global_batch)}, {"training.micro_batch", "1"}};
   o.devices = std::move(devices);
   o.amplification_limit = amplification;
   if (background) o.background = kRoot + "/workloads/vgg-16.yaml";
-  return sweep::run_burst(o);
+  return burst::run_burst(o);
 }
 
 }  // namespace

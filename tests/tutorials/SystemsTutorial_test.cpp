@@ -7,14 +7,14 @@
 #include <utility>
 
 #include "config/ConfigLoader.hpp"
-#include "sweep/Compare.hpp"
-#include "sweep/CompareFile.hpp"
+#include "compare/Compare.hpp"
+#include "compare/CompareFile.hpp"
 
 using namespace clearfog;
 
 namespace {
 
-const sweep::PlatformResult& result_of(const std::vector<sweep::PlatformResult>& results, const std::string& file) {
+const compare::PlatformResult& result_of(const std::vector<compare::PlatformResult>& results, const std::string& file) {
   for (const auto& r : results)
     if (r.platform_file.filename() == file) return r;
   FAIL("no result for " << file);
@@ -28,14 +28,14 @@ config::AcceleratorSpec accelerator_of(const std::string& platform_file) {
 }  // namespace
 
 TEST_CASE("tutorial 4: GPT 1.3B on five systems, each with its best parallelism", "[tutorials][simulation]") {
-  auto request = sweep::load_compare_file(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/compare/gpt-1.3b.yaml");
+  auto request = compare::load_compare_file(std::string(CLEARFOG_SOURCE_DIR) + "/scenarios/compare/gpt-1.3b.yaml");
   request.jobs = 2;
   // The tutorial's recipe: only the layout and the micro-batch are searched.
   for (const auto& [knob, value] : {std::pair{"zero_stage", "0"}, std::pair{"recompute", "none"},
                                     std::pair{"sequence_parallel", "false"}, std::pair{"attention", "unfused"}})
     REQUIRE(request.search.restrict(knob, {value}).empty());
   request.memory_headroom = 0;
-  const auto results = sweep::compare_platforms(request);
+  const auto results = compare::compare_platforms(request);
   REQUIRE(results.size() == 5);
   for (const auto& r : results) {
     INFO(r.platform);
